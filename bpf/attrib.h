@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Types shared by attrib.bpf.c and user space: the layer vocabulary, the
+ * per-(layer, op) statistics the BPF side accumulates, and the filter user
+ * space fills in before attaching.
+ */
+#ifndef __ATTRIB_H
+#define __ATTRIB_H
+
+/* Order is the order layers are printed in, top (what the caller sees) down. */
+enum layer {
+	LAYER_SYSCALL,
+	LAYER_FS,
+	LAYER_CRYPT_QUEUE,
+	LAYER_CRYPT,
+	LAYER_DM,
+	LAYER_BLK_QUEUE,
+	LAYER_DEVICE,
+	NR_LAYERS,
+};
+
+enum op {
+	OP_READ,
+	OP_WRITE,
+	NR_OPS,
+};
+
+/* log2(ns) slots: slot i counts latencies in [2^i, 2^(i+1)) ns; slot 0 also
+ * takes 0 ns. 40 slots reach 2^40 ns (18 minutes). */
+#define HIST_SLOTS 40
+
+struct layer_stat {
+	unsigned long long count;
+	unsigned long long sum_ns;
+	/* Wall time with at least one item of this layer in flight: sums
+	 * overlap away, so busy_ns is comparable with the caller's time. */
+	unsigned long long busy_ns;
+	long long inflight;
+	unsigned long long busy_start;
+	unsigned long long slots[HIST_SLOTS];
+};
+
+#define MAX_TARGET_DEVS 8
+#define MAX_CRYPT_FUNCS 16
+
+/* What a work function found on a workqueue does. */
+enum crypt_work_kind {
+	CRYPT_WORK_NONE,
+	CRYPT_WORK_FSCRYPT_READ, /* ext4/f2fs decrypt_work, decrypt_bh */
+	CRYPT_WORK_DMCRYPT,      /* kcryptd_crypt: direction from the bio */
+	CRYPT_WORK_BLK_CRYPTO,   /* blk-crypto fallback decrypt */
+};
+
+#endif /* __ATTRIB_H */

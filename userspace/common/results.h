@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The results model: what every stage hands to the next. Stages fill it in
+ * data-flow order (probe -> targets -> workloads -> trace -> stats ->
+ * report); report writers only format it. Field names follow the
+ * results.json contract in ARCHITECTURE.md.
+ */
+#ifndef ENCBENCH_RESULTS_H
+#define ENCBENCH_RESULTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../../bpf/attrib.h"
+
+#define NAME_LEN 64
+#define PATH_LEN 4096
+#define DETAIL_LEN 256
+#define MAX_TARGETS 8
+#define MAX_WORKLOADS 16
+#define MAX_METRICS 8
+#define MAX_SAMPLES 1024
+#define MAX_DEVICES 8
+#define MAX_RESULTS 256
+#define MAX_ATTRIB (MAX_TARGETS * MAX_WORKLOADS * NR_OPS)
+#define MAX_CIPHERS 8
+#define MAX_EVIDENCE 6
+#define MAX_NOTES 8
+
+/* A capability: does it work here, and the one-line reason either way. */
+struct cap {
+	bool ok;
+	char detail[DETAIL_LEN];
+};
+
+struct cipher_info {
+	char name[NAME_LEN];   /* "xts(aes)" */
+	char driver[NAME_LEN]; /* "xts(ecb(aes-fixed-time))" or "" if none */
+	bool hw_accel;
+	/* Not in /proc/crypto yet (templates appear on first use): driver is
+	 * what the kernel's template lookup would build from what is there. */
+	bool predicted;
+};
+
+struct capabilities {
+	char kernel[NAME_LEN];
+	char arch[NAME_LEN / 2];
+	bool root;
+	struct cap btf, tracefs, bpffs;
+	struct cap tp_btf, raw_tp, fentry, kprobe, perf_event;
+	struct cap loop, dm_crypt, fscrypt, ecryptfs, zfs;
+	struct cap io_uring;
+	bool cpu_aes;
+	int nr_ciphers;
+	struct cipher_info ciphers[MAX_CIPHERS];
+	/* The source the tracer would use per layer on this kernel. */
+	char layer_sources[NR_LAYERS][DETAIL_LEN];
+};
+
+struct device_info {
+	char name[NAME_LEN]; /* "loop3", "dm-0" */
+	unsigned int major, minor;
+	char role[NAME_LEN / 2]; /* "fs" (top), "crypt", "backing" */
+};
+
+struct target_info {
+	char name[NAME_LEN];
+	char kind[NAME_LEN / 2]; /* plain|luks2|fscrypt|ecryptfs|zfs|user */
+	char mount[PATH_LEN];    /* mount point of the filesystem */
+	char dir[PATH_LEN];      /* where workloads put their files */
+	char fs[NAME_LEN / 2];
+	int nr_devices;
+	struct device_info devices[MAX_DEVICES];
+	bool encrypted;
+	/* Only meaningful when encrypted. */
+	struct {
+		char scheme[NAME_LEN];        /* "fscrypt v2", "LUKS2 dm-crypt" */
+		char contents_cipher[NAME_LEN];
+		char names_cipher[NAME_LEN];
+		int key_bits;
+		char driver[NAME_LEN]; /* kernel driver that does the work */
+		bool hw_accel;
+	} encryption;
+	bool verified_encrypted;
+	int nr_notes;
+	char notes[MAX_NOTES][DETAIL_LEN]; /* caveats the output must state */
+};
+
+struct metric_def {
+	char name[NAME_LEN]; /* "write_s" */
+	char unit[NAME_LEN / 2];
+	bool higher_is_better;
+};
+
+struct summary {
+	double mean, sd, min, max, median;
+	double ci95[2];
+};
+
+struct result {
+	char target[NAME_LEN];
+	char workload[NAME_LEN];
+	struct metric_def metric;
+	int nr_samples;
+	double samples[MAX_SAMPLES];
+	struct summary s;
+	struct {
+		double min, avg, max; /* % of one CPU, per sample */
+	} cpu;
+	struct {
+		double real_s, user_s, sys_s; /* per-sample means */
+	} rusage;
+};
+
+struct comparison {
+	char baseline[NAME_LEN];
+	char target[NAME_LEN];
+	char workload[NAME_LEN];
+	char metric[NAME_LEN];
+	double diff_mean;
+	double welch_ci95[2];
+	double penalty_pct;
+	double penalty_ci95_pct[2];
+	bool significant;
+};
+
+struct layer_result {
+	int layer; /* enum layer */
+	char source[DETAIL_LEN]; /* "tp_btf:block_rq_issue", "derived", "unavailable: ..." */
+	bool available;
+	uint64_t count, sum_ns, busy_ns;
+	uint64_t mean_ns, p50_ns, p99_ns;
+	uint64_t slots[HIST_SLOTS];
+	/* device layer: the kernel's own count of completed requests
+	 * (/sys/block/<dev>/stat) over the phase, a cross-check of count. */
+	uint64_t kernel_requests;
+};
+
+struct attribution {
+	char target[NAME_LEN];
+	char workload[NAME_LEN];
+	int op; /* enum op */
+	uint64_t syscall_mean_ns;
+	double closure_pct; /* sum of non-syscall layers' busy / syscall busy */
+	struct layer_result layers[NR_LAYERS];
+};
+
+struct verdict {
+	char target[NAME_LEN];
+	char workload[NAME_LEN];
+	int op;
+	char summary[512];
+	int nr_evidence;
+	char evidence[MAX_EVIDENCE][DETAIL_LEN];
+};
+
+struct workload_info {
+	char name[NAME_LEN];
+	char params[512]; /* JSON object text, e.g. {"size_mib":64,"bs":1048576} */
+};
+
+struct run_meta {
+	char tool_version[NAME_LEN / 2];
+	char hostname[NAME_LEN];
+	char cpu_model[128];
+	char started[NAME_LEN]; /* ISO 8601 UTC */
+	double duration_s;
+	char options[1024]; /* JSON object text */
+	bool tracing;
+	char tracing_detail[DETAIL_LEN]; /* why attribution is off, if it is */
+	bool dropped_caches;
+	struct capabilities caps;
+};
+
+struct results {
+	struct run_meta meta;
+	int nr_targets;
+	struct target_info targets[MAX_TARGETS];
+	int nr_workloads;
+	struct workload_info workloads[MAX_WORKLOADS];
+	int nr_results;
+	struct result results[MAX_RESULTS];
+	int nr_comparisons;
+	struct comparison comparisons[MAX_RESULTS];
+	int nr_attrib;
+	struct attribution attrib[MAX_ATTRIB];
+	int nr_verdicts;
+	struct verdict verdicts[MAX_ATTRIB];
+};
+
+const char *layer_name(int layer);
+int layer_from_name(const char *name);
+const char *op_name(int op);
+int op_from_name(const char *name);
+
+#endif /* ENCBENCH_RESULTS_H */
