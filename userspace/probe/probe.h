@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What this kernel and machine support. Every attach method is tested by a
+ * real load and attach of a trivial program, never guessed from a version.
+ */
+#ifndef ENCBENCH_PROBE_H
+#define ENCBENCH_PROBE_H
+
+#include "../common/results.h"
+
+/* Fill *caps. Mounts tracefs/bpffs when missing (they are left mounted:
+ * they are kernel interfaces, not state of ours). Never fails: each
+ * capability records its own ok/detail. */
+void probe_all(struct capabilities *caps);
+
+/* Re-read /proc/crypto (cipher templates appear once first used). */
+void probe_ciphers(struct capabilities *caps);
+
+/* Classify a /proc/crypto driver name: true when the innermost cipher is
+ * a hardware-accelerated implementation (aesni, vaes, arm64 ce, ...). */
+bool cipher_driver_is_hw(const char *driver);
+
+#endif /* ENCBENCH_PROBE_H */
