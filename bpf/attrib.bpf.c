@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Latency attribution: each layer's items (a syscall, a bio waiting for
+ * its request to be issued, a request on the device, a crypto work item
+ * waiting and running) are timed from a start event to an end event and
+ * accumulated into stats[layer][op]. User space reads and zeroes stats
+ * through the skeleton's .bss between phases.
+ *
+ * Every tracepoint program exists twice, tp_btf (preferred) and raw_tp
+ * (fallback); user space turns autoload off for the flavour it does not
+ * use. Pointers are read with BPF_CORE_READ so one handler serves both.
+ */
+#include "core_fixes.bpf.h" /* first: it includes vmlinux.h */
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+
+#include "attrib.h"
+#include "maps.bpf.h"
+
+#define MAX_SYSCALLS 1024
+#define MAX_TRACED   8192
+#define MAX_THREADS  16384
+#define MAX_ITEMS    32768
+
+/* Filled in by user space before load from the tracepoints' BTF typedefs
+ * (their argument lists changed, see trace.c). Frozen, so the verifier
+ * prunes the branches not taken. */
+const volatile int bio_queue_arg = 0;
+const volatile int bio_merge_arg = 0;
+const volatile int split_arg = 0;
+const volatile int rq_issue_arg = 0;
+const volatile int rq_merge_arg = 0;
+const volatile int rq_requeue_arg = 0;
+
+/* Set by user space at each phase (trace_begin / trace_end). */
+struct layer_stat stats[NR_LAYERS][NR_OPS] = {};
+__u32 tracing_on = 0;
+__u32 root_tgid = 0;
+__u32 filter_devs = 0;
+
+struct start {
+	__u64 ts;
+	__u32 op;
+	__u32 pad;
+};
+
+/* Processes whose syscalls count: descendants of root_tgid. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_TRACED);
+	__type(key, __u32);
+	__type(value, __u8);
+} traced SEC(".maps");
+
+/* Syscall nr -> 0 ignore, 1 + enum op. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MAX_SYSCALLS);
+	__type(key, __u32);
+	__type(value, __u32);
+} sys_ops SEC(".maps");
+
+/* Kernel dev_t of the target's devices (any layer). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 2 * MAX_TARGET_DEVS);
+	__type(key, __u32);
+	__type(value, __u32);
+} devs SEC(".maps");
+
+/* Work function address -> enum crypt_work_kind. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_CRYPT_FUNCS);
+	__type(key, __u64);
+	__type(value, __u32);
+} crypt_funcs SEC(".maps");
+
+/*
+ * Items in flight, one map per layer. Invariant: one entry <-> one unit
+ * of stats[layer][op].inflight, so a start without its end (a merged bio)
+ * must delete its entry, or the layer looks busy until the phase ends.
+ * Plain hash, not LRU: an eviction would break that invariant silently,
+ * while a full map only stops new items from being counted.
+ */
+#define START_MAP(name, key_t, n)                                              \
+	struct {                                                               \
+		__uint(type, BPF_MAP_TYPE_HASH);                               \
+		__uint(max_entries, n);                                        \
+		__type(key, key_t);                                            \
+		__type(value, struct start);                                   \
+	} name SEC(".maps")
+
+START_MAP(sys_start, __u32, MAX_THREADS); /* by tid */
+START_MAP(bio_start, __u64, MAX_ITEMS);	  /* by struct bio * */
+START_MAP(rq_start, __u64, MAX_ITEMS);	  /* by struct request * */
+START_MAP(cq_start, __u64, MAX_ITEMS);	  /* by struct work_struct * */
+START_MAP(cx_start, __u32, MAX_THREADS);  /* by kworker tid */
+START_MAP(enc_start, __u32, MAX_THREADS); /* by tid */
+
+static __always_inline struct layer_stat *stat_of(int layer, __u32 op)
+{
+	if (layer < 0 || layer >= NR_LAYERS || op >= NR_OPS)
+		return NULL;
+	return &stats[layer][op];
+}
+
+/* Item `key` enters `layer`; its latency will be measured from ts. */
+static __always_inline void item_start(void *map, void *key, int layer,
+				       __u32 op, __u64 ts, __u64 now)
+{
+	struct start v = {.ts = ts, .op = op}, *old;
+	struct layer_stat *s = stat_of(layer, op), *so;
+
+	if (!s)
+		return;
+	old = bpf_map_lookup_elem(map, key);
+	if (old) {
+		/* A key reused before its end (requeued request, recycled
+		 * pointer): keep its unit of inflight, moved to the new op. */
+		if (old->op != op) {
+			so = stat_of(layer, old->op);
+			if (so)
+				stat_busy_end(so, now);
+			stat_busy_begin(s, now);
+		}
+		old->ts = ts;
+		old->op = op;
+		return;
+	}
+	if (bpf_map_update_elem(map, key, &v, BPF_NOEXIST))
+		return;
+	stat_busy_begin(s, now);
+}
+
+/* Item `key` leaves `layer`; counted (histogram) only when `count`. */
+static __always_inline void item_end(void *map, void *key, int layer, __u64 now,
+				     bool count)
+{
+	struct start *v = bpf_map_lookup_elem(map, key);
+	struct layer_stat *s;
+	__u64 ts;
+	__u32 op;
+
+	if (!v)
+		return;
+	ts = v->ts;
+	op = v->op;
+	/* Whoever deletes the entry accounts for it: user space clearing
+	 * the map between phases, or a concurrent end. */
+	if (bpf_map_delete_elem(map, key))
+		return;
+	s = stat_of(layer, op);
+	if (!s)
+		return;
+	if (count)
+		stat_record(s, now > ts ? now - ts : 0);
+	stat_busy_end(s, now);
+}
+
+/*
+ * Argument `idx` of a tracepoint whose argument list depends on the
+ * kernel. idx is a frozen .rodata constant: the verifier only sees the
+ * branch taken, so tp_btf's bounds check on ctx never trips.
+ */
+static __always_inline __u64 ctx_arg(__u64 *ctx, int idx)
+{
+	if (idx == 2)
+		return ctx[2];
+	if (idx == 1)
+		return ctx[1];
+	return ctx[0];
+}
+
+static __always_inline bool dev_ok(__u32 dev)
+{
+	if (!filter_devs)
+		return true;
+	return dev && bpf_map_lookup_elem(&devs, &dev);
+}
+
+/* A bio of the target: its whole disk or its partition is filtered. */
+static __always_inline bool bio_dev_ok(struct bio *bio)
+{
+	if (!bio)
+		return false;
+	if (!filter_devs)
+		return true;
+	return dev_ok(disk_dev(get_gendisk(bio))) ||
+	       dev_ok(get_bio_bdev_dev(bio));
+}
+
+/* ---- syscall ----------------------------------------------------- */
+
+static __always_inline int on_sys_enter(__u64 *ctx)
+{
+	long id = (long)ctx[1];
+	__u64 pid_tgid, now;
+	__u32 key, tgid, tid, *op;
+
+	if (!tracing_on || id < 0 || id >= MAX_SYSCALLS)
+		return 0;
+	key = id;
+	op = bpf_map_lookup_elem(&sys_ops, &key);
+	if (!op || !*op)
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
+	tgid = pid_tgid >> 32;
+	if (!bpf_map_lookup_elem(&traced, &tgid))
+		return 0;
+	tid = (__u32)pid_tgid;
+	now = bpf_ktime_get_ns();
+	item_start(&sys_start, &tid, LAYER_SYSCALL, *op - 1, now, now);
+	return 0;
+}
+
+static __always_inline int on_sys_exit(__u64 *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	item_end(&sys_start, &tid, LAYER_SYSCALL, bpf_ktime_get_ns(), true);
+	return 0;
+}
+
+/* ---- traced set -------------------------------------------------- */
+
+static __always_inline int on_fork(__u64 *ctx)
+{
+	struct task_struct *parent = (void *)ctx[0], *child = (void *)ctx[1];
+	__u32 ptgid, ctgid;
+	__u8 one = 1;
+
+	if (!tracing_on)
+		return 0;
+	ptgid = BPF_CORE_READ(parent, tgid);
+	ctgid = BPF_CORE_READ(child, tgid);
+	/* A new thread shares its tgid: nothing to add (and root_tgid's own
+	 * threads must stay untraced). */
+	if (ctgid == ptgid)
+		return 0;
+	if (ptgid != root_tgid && !bpf_map_lookup_elem(&traced, &ptgid))
+		return 0;
+	bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int on_exit(__u64 *ctx)
+{
+	struct task_struct *p = (void *)ctx[0];
+	__u32 tgid;
+
+	/* signal->live reaches 0 in do_exit() before this tracepoint when
+	 * the last thread goes: works whether or not the tracepoint has
+	 * 6.x's group_dead argument. The tgid may be reused after this. */
+	if (BPF_CORE_READ(p, signal, live.counter) != 0)
+		return 0;
+	tgid = BPF_CORE_READ(p, tgid);
+	bpf_map_delete_elem(&traced, &tgid);
+	return 0;
+}
+
+/* ---- blk-queue and device ---------------------------------------- */
+
+static __always_inline int on_bio_queue(__u64 *ctx)
+{
+	struct bio *bio = (void *)ctx_arg(ctx, bio_queue_arg);
+	struct gendisk *disk;
+	__u64 key, now;
+	__u32 op;
+
+	if (!tracing_on)
+		return 0;
+	op = BPF_CORE_READ(bio, bi_opf) & REQ_OP_MASK_;
+	if (op != OP_READ && op != OP_WRITE)
+		return 0;
+	/* An empty REQ_PREFLUSH write (blkdev_issue_flush) never has its
+	 * own request issued: the flush machinery issues a flush request
+	 * and completes the original without block_rq_issue. */
+	if (!BPF_CORE_READ(bio, bi_iter.bi_size))
+		return 0;
+	/* Only request-based (blk-mq) devices issue requests: a bio on a
+	 * bio-based device (dm) would never see block_rq_issue. */
+	disk = get_gendisk(bio);
+	if (!disk || !BPF_CORE_READ(disk, queue, mq_ops))
+		return 0;
+	if (!bio_dev_ok(bio))
+		return 0;
+	key = (__u64)bio;
+	now = bpf_ktime_get_ns();
+	item_start(&bio_start, &key, LAYER_BLK_QUEUE, op, now, now);
+	return 0;
+}
+
+/*
+ * A bio too big for the queue limits is split: the front part, a new bio,
+ * is submitted on its own and never sees block_bio_queue. bio_chain()
+ * has just pointed its bi_private at the original, whose queue time it
+ * inherits.
+ */
+static __always_inline int on_split(__u64 *ctx)
+{
+	struct bio *split = (void *)ctx_arg(ctx, split_arg);
+	__u64 key, pkey;
+	struct start *p;
+
+	pkey = (__u64)BPF_CORE_READ(split, bi_private);
+	p = bpf_map_lookup_elem(&bio_start, &pkey);
+	if (!p)
+		return 0;
+	key = (__u64)split;
+	item_start(&bio_start, &key, LAYER_BLK_QUEUE, p->op, p->ts,
+		   bpf_ktime_get_ns());
+	return 0;
+}
+
+/* A merged bio rides in another's request: it leaves blk-queue
+ * uncounted (the head bio's wait covers it). */
+static __always_inline int on_bio_merge(__u64 *ctx)
+{
+	__u64 key = ctx_arg(ctx, bio_merge_arg);
+
+	item_end(&bio_start, &key, LAYER_BLK_QUEUE, bpf_ktime_get_ns(), false);
+	return 0;
+}
+
+#define MAX_FRONT_MERGES 16
+
+/*
+ * The blk-queue item of a request is its oldest bio: rq->bio, unless bios
+ * were front-merged before it (each ended at its merge), so walk a few.
+ */
+static __always_inline void rq_queue_end(struct request *rq, __u64 now,
+					 bool count)
+{
+	struct bio *bio = BPF_CORE_READ(rq, bio);
+	__u64 key;
+
+	for (int i = 0; i < MAX_FRONT_MERGES && bio; i++) {
+		key = (__u64)bio;
+		if (bpf_map_lookup_elem(&bio_start, &key)) {
+			item_end(&bio_start, &key, LAYER_BLK_QUEUE, now, count);
+			return;
+		}
+		bio = BPF_CORE_READ(bio, bi_next);
+	}
+}
+
+static __always_inline bool rq_dev_ok(struct request *rq)
+{
+	struct bio *bio;
+
+	if (!filter_devs || dev_ok(disk_dev(get_disk(rq))))
+		return true;
+	bio = BPF_CORE_READ(rq, bio);
+	return bio && dev_ok(get_bio_bdev_dev(bio));
+}
+
+/* A request merged into another one is never issued. */
+static __always_inline int on_rq_merge(__u64 *ctx)
+{
+	struct request *rq = (void *)ctx_arg(ctx, rq_merge_arg);
+
+	if (rq_dev_ok(rq))
+		rq_queue_end(rq, bpf_ktime_get_ns(), false);
+	return 0;
+}
+
+static __always_inline int on_rq_issue(__u64 *ctx)
+{
+	struct request *rq = (void *)ctx_arg(ctx, rq_issue_arg);
+	__u64 key = (__u64)rq, now;
+	__u32 op;
+
+	/* Not the target's: none of its bios was queued here either. */
+	if (!rq_dev_ok(rq))
+		return 0;
+	now = bpf_ktime_get_ns();
+	rq_queue_end(rq, now, true);
+	if (!tracing_on)
+		return 0;
+	op = BPF_CORE_READ(rq, cmd_flags) & REQ_OP_MASK_;
+	if (op != OP_READ && op != OP_WRITE)
+		return 0;
+	item_start(&rq_start, &key, LAYER_DEVICE, op, now, now);
+	return 0;
+}
+
+/* A requeued request goes back to wait and will be issued again: its
+ * device time ends here, uncounted, or the wait would count as device
+ * busy time without being in any request's latency. */
+static __always_inline int on_rq_requeue(__u64 *ctx)
+{
+	__u64 key = ctx_arg(ctx, rq_requeue_arg);
+
+	item_end(&rq_start, &key, LAYER_DEVICE, bpf_ktime_get_ns(), false);
+	return 0;
+}
+
+static __always_inline int on_rq_complete(__u64 *ctx)
+{
+	__u64 key = ctx[0];
+
+	item_end(&rq_start, &key, LAYER_DEVICE, bpf_ktime_get_ns(), true);
+	return 0;
+}
+
+/* ---- crypt-queue and crypt (work items) -------------------------- */
+
+/* Direction of a dm-crypt io: its original bio's op. -1 when dm_crypt
+ * (and so its BTF) is not loaded, or the bio is not the target's. */
+static __always_inline int dmcrypt_op(struct work_struct *work)
+{
+	struct dm_crypt_io___x *io;
+	struct bio *bio;
+	__u32 op;
+
+	if (!bpf_core_type_exists(struct dm_crypt_io___x))
+		return -1;
+	io = (void *)work - bpf_core_field_offset(struct dm_crypt_io___x, work);
+	bio = BPF_CORE_READ(io, base_bio);
+	if (!bio_dev_ok(bio))
+		return -1;
+	op = BPF_CORE_READ(bio, bi_opf) & REQ_OP_MASK_;
+	return op == OP_READ || op == OP_WRITE ? (int)op : -1;
+}
+
+/* The op a crypto work item serves, or -1 if it is no crypto work. */
+static __always_inline int crypt_work_op(struct work_struct *work)
+{
+	__u64 func = (__u64)BPF_CORE_READ(work, func);
+	__u32 *kind = bpf_map_lookup_elem(&crypt_funcs, &func);
+
+	if (!kind)
+		return -1;
+	switch (*kind) {
+	case CRYPT_WORK_FSCRYPT_READ:
+	case CRYPT_WORK_BLK_CRYPTO:
+		return OP_READ;
+	case CRYPT_WORK_DMCRYPT:
+		return dmcrypt_op(work);
+	}
+	return -1;
+}
+
+static __always_inline int on_queue_work(__u64 *ctx)
+{
+	struct work_struct *work = (void *)ctx[2];
+	__u64 key = (__u64)work, now;
+	int op;
+
+	if (!tracing_on)
+		return 0;
+	op = crypt_work_op(work);
+	if (op < 0)
+		return 0;
+	now = bpf_ktime_get_ns();
+	item_start(&cq_start, &key, LAYER_CRYPT_QUEUE, op, now, now);
+	return 0;
+}
+
+/* A worker runs one work item at a time, start to end, so the run is
+ * keyed by worker tid: the work may be freed by its function. */
+static __always_inline int on_execute_start(__u64 *ctx)
+{
+	struct work_struct *work = (void *)ctx[0];
+	__u64 key = (__u64)work, now;
+	__u32 tid;
+	int op;
+
+	op = crypt_work_op(work);
+	if (op < 0)
+		return 0;
+	now = bpf_ktime_get_ns();
+	item_end(&cq_start, &key, LAYER_CRYPT_QUEUE, now, true);
+	if (!tracing_on)
+		return 0;
+	tid = (__u32)bpf_get_current_pid_tgid();
+	item_start(&cx_start, &tid, LAYER_CRYPT, op, now, now);
+	return 0;
+}
+
+static __always_inline int on_execute_end(__u64 *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	item_end(&cx_start, &tid, LAYER_CRYPT, bpf_ktime_get_ns(), true);
+	return 0;
+}
+
+#define TP_PAIR(tp, handler)                                                   \
+	SEC("tp_btf/" #tp)                                                     \
+	int tp##_btf(__u64 *ctx)                                               \
+	{                                                                      \
+		return handler(ctx);                                           \
+	}                                                                      \
+	SEC("raw_tp/" #tp)                                                     \
+	int tp##_raw(__u64 *ctx)                                               \
+	{                                                                      \
+		return handler(ctx);                                           \
+	}
+
+TP_PAIR(sys_enter, on_sys_enter)
+TP_PAIR(sys_exit, on_sys_exit)
+TP_PAIR(sched_process_fork, on_fork)
+TP_PAIR(sched_process_exit, on_exit)
+TP_PAIR(block_bio_queue, on_bio_queue)
+TP_PAIR(block_split, on_split)
+TP_PAIR(block_bio_backmerge, on_bio_merge)
+TP_PAIR(block_bio_frontmerge, on_bio_merge)
+TP_PAIR(block_rq_merge, on_rq_merge)
+TP_PAIR(block_rq_issue, on_rq_issue)
+TP_PAIR(block_rq_requeue, on_rq_requeue)
+TP_PAIR(block_rq_complete, on_rq_complete)
+TP_PAIR(workqueue_queue_work, on_queue_work)
+TP_PAIR(workqueue_execute_start, on_execute_start)
+TP_PAIR(workqueue_execute_end, on_execute_end)
+
+/* ---- crypt, write side: fscrypt encrypts synchronously ------------
+ * fscrypt_encrypt_pagecache_blocks() runs in writeback (ext4_bio_write_
+ * folio), no workqueue: only fentry/kprobe see it. Its first argument is
+ * a folio (a page before 6.4); ->mapping sits at the same offset in
+ * both, by design of struct folio. */
+
+static __always_inline int enc_begin(void *page)
+{
+	__u32 tid, dev;
+	__u64 now;
+
+	if (!tracing_on)
+		return 0;
+	if (filter_devs) {
+		dev = BPF_CORE_READ((struct page *)page, mapping, host, i_sb,
+				    s_dev);
+		if (!dev_ok(dev))
+			return 0;
+	}
+	tid = (__u32)bpf_get_current_pid_tgid();
+	now = bpf_ktime_get_ns();
+	item_start(&enc_start, &tid, LAYER_CRYPT, OP_WRITE, now, now);
+	return 0;
+}
+
+static __always_inline int enc_end(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	item_end(&enc_start, &tid, LAYER_CRYPT, bpf_ktime_get_ns(), true);
+	return 0;
+}
+
+SEC("fentry/fscrypt_encrypt_pagecache_blocks")
+int BPF_PROG(enc_fentry, void *page)
+{
+	return enc_begin(page);
+}
+
+SEC("fexit/fscrypt_encrypt_pagecache_blocks")
+int BPF_PROG(enc_fexit)
+{
+	return enc_end();
+}
+
+SEC("kprobe/fscrypt_encrypt_pagecache_blocks")
+int BPF_KPROBE(enc_kprobe, void *page)
+{
+	return enc_begin(page);
+}
+
+SEC("kretprobe/fscrypt_encrypt_pagecache_blocks")
+int BPF_KRETPROBE(enc_kretprobe)
+{
+	return enc_end();
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Kernel struct layouts that changed under us, read with CO-RE so one
+ * object loads on every kernel with BTF. After libbpf-tools'
+ * core_fixes.bpf.h: each flavour names the commit that forced it.
+ */
+#ifndef __CORE_FIXES_BPF_H
+#define __CORE_FIXES_BPF_H
+
+/*
+ * NFSv4's enum nfs_opnum4 has OP_READ/OP_WRITE too: rename them while
+ * vmlinux.h is read so attrib.h's enum op keeps its names. Include this
+ * header before anything else that includes vmlinux.h.
+ */
+#define OP_READ	 nfs4_OP_READ
+#define OP_WRITE nfs4_OP_WRITE
+#include "vmlinux.h"
+#undef OP_READ
+#undef OP_WRITE
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+/* kernel dev_t: 12 bits major, 20 bits minor (include/linux/kdev_t.h). */
+#define KDEV_MINORBITS 20
+#define KDEV(ma, mi)   (((__u32)(ma) << KDEV_MINORBITS) | (__u32)(mi))
+
+/*
+ * REQ_OP_BITS has been 8 since ef295ecf090d ("block: better op and flags
+ * encoding", v4.10); the mask is a macro, so it is not in vmlinux.h.
+ */
+#define REQ_OP_MASK_ ((1U << 8) - 1)
+
+/*
+ * 309dca309fc3 ("block: store a block_device pointer in struct bio",
+ * v5.12) replaced bio->bi_disk with bio->bi_bdev.
+ */
+struct bio___x {
+	struct block_device *bi_bdev;
+} __attribute__((preserve_access_index));
+
+struct bio___old {
+	struct gendisk *bi_disk;
+} __attribute__((preserve_access_index));
+
+static __always_inline struct gendisk *get_gendisk(void *bio)
+{
+	struct bio___x *b = bio;
+
+	if (bpf_core_field_exists(b->bi_bdev))
+		return BPF_CORE_READ(b, bi_bdev, bd_disk);
+	return BPF_CORE_READ((struct bio___old *)bio, bi_disk);
+}
+
+/* The partition (or whole disk) a bio was submitted to, 0 if unknown. */
+static __always_inline __u32 get_bio_bdev_dev(void *bio)
+{
+	struct bio___x *b = bio;
+
+	if (bpf_core_field_exists(b->bi_bdev))
+		return BPF_CORE_READ(b, bi_bdev, bd_dev);
+	return 0;
+}
+
+/*
+ * f3fa33acca9f ("block: remove the ->rq_disk field in struct request",
+ * v5.17) leaves rq->q->disk, added by d152c682f03c ("block: add an
+ * explicit ->disk backpointer to the request_queue", v5.15).
+ */
+struct request___x {
+	struct request_queue *q;
+	struct gendisk *rq_disk;
+} __attribute__((preserve_access_index));
+
+struct request_queue___x {
+	struct gendisk *disk;
+} __attribute__((preserve_access_index));
+
+static __always_inline struct gendisk *get_disk(void *request)
+{
+	struct request___x *r = request;
+	struct request_queue___x *q;
+
+	if (bpf_core_field_exists(r->rq_disk))
+		return BPF_CORE_READ(r, rq_disk);
+	q = (void *)BPF_CORE_READ(r, q);
+	return BPF_CORE_READ(q, disk);
+}
+
+static __always_inline __u32 disk_dev(struct gendisk *disk)
+{
+	if (!disk)
+		return 0;
+	return KDEV(BPF_CORE_READ(disk, major),
+		    BPF_CORE_READ(disk, first_minor));
+}
+
+/*
+ * dm-crypt's per-bio state lives in the dm_crypt module, so this resolves
+ * against module BTF (libbpf searches module BTF when vmlinux lacks the
+ * type). The work item kcryptd_crypt runs on is embedded in it.
+ */
+struct dm_crypt_io___x {
+	struct work_struct work;
+	struct bio *base_bio;
+} __attribute__((preserve_access_index));
+
+#endif /* __CORE_FIXES_BPF_H */

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * /proc/kallsyms, read once: the tracer resolves work function addresses
+ * (crypto work items are recognised by their function) and checks that a
+ * function exists before it attaches to it.
+ */
+#ifndef ENCBENCH_KSYMS_H
+#define ENCBENCH_KSYMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ksyms;
+
+/* Load a kallsyms-format file (path NULL: /proc/kallsyms). NULL with
+ * errno set on failure. All-zero addresses (kptr_restrict, not root)
+ * load fine but resolve to nothing. */
+struct ksyms *ksyms_load(const char *path);
+void ksyms_free(struct ksyms *ks);
+
+/* Addresses of every symbol called `name` (static functions of one name
+ * can exist in several files or modules), at most `max`; returns how many
+ * there are, which may exceed max. Zero addresses are not reported. */
+int ksyms_addrs(const struct ksyms *ks, const char *name, uint64_t *addrs,
+		int max);
+bool ksyms_has(const struct ksyms *ks, const char *name);
+
+#endif /* ENCBENCH_KSYMS_H */

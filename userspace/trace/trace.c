@@ -1,0 +1,647 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The tracer: opens attrib.bpf.c's skeleton, keeps exactly the programs
+ * this kernel can run (tp_btf or raw_tp; fentry, kprobe or nothing for the
+ * write-side crypto), fills its tables (syscall ops, crypto work functions
+ * from /proc/kallsyms) and hands back one phase's statistics.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "trace.h" /* first: the skeleton needs attrib.h's types */
+#include "attrib.skel.h"
+#include "ksyms.h"
+
+/* fscrypt encrypts page cache blocks synchronously in writeback. */
+#define ENC_FUNC "fscrypt_encrypt_pagecache_blocks"
+
+enum enc_method { ENC_NONE, ENC_FENTRY, ENC_KPROBE };
+
+struct tracer {
+	struct attrib_bpf *skel;
+	char sources[NR_LAYERS][DETAIL_LEN];
+	bool available[NR_LAYERS];
+	bool unavailable_op[NR_LAYERS][NR_OPS];
+	unsigned int dm_major; /* 0: no device-mapper in this kernel */
+	bool filter_has_dm;
+	bool have_kcryptd; /* dm_crypt was loaded when we opened */
+	struct trace_filter filter;
+	uint64_t kreq_begin[NR_OPS];
+	struct timespec begun;
+};
+
+/* ---- libbpf messages: keep the first warning as the reason ---------- */
+
+static char bpf_why[DETAIL_LEN];
+
+static int capture_print(enum libbpf_print_level level, const char *fmt,
+			 va_list ap)
+{
+	char line[DETAIL_LEN];
+	size_t n;
+	va_list aq;
+
+	if (getenv("ENCBENCH_BPF_DEBUG")) {
+		va_copy(aq, ap);
+		vfprintf(stderr, fmt, aq);
+		va_end(aq);
+	}
+	if (level != LIBBPF_WARN || bpf_why[0])
+		return 0;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	while (n && (line[n - 1] == '\n' || line[n - 1] == ' '))
+		line[--n] = '\0';
+	if (n)
+		snprintf(bpf_why, sizeof(bpf_why), "%s", line);
+	return 0;
+}
+
+/* ---- the plan: what each layer comes from --------------------------- */
+
+static const char *enc_name(enum enc_method m)
+{
+	return m == ENC_FENTRY ? "fentry" : m == ENC_KPROBE ? "kprobe" : "none";
+}
+
+/* How the write-side crypto is timed here; why not, in why. */
+static enum enc_method enc_choose(const struct capabilities *caps,
+				  const struct ksyms *ks, char *why, size_t len)
+{
+	if (!ks) {
+		snprintf(why, len, "cannot read /proc/kallsyms");
+		return ENC_NONE;
+	}
+	if (!ksyms_has(ks, ENC_FUNC)) {
+		snprintf(why, len, "%s is not in this kernel", ENC_FUNC);
+		return ENC_NONE;
+	}
+	if (caps->fentry.ok)
+		return ENC_FENTRY;
+	if (caps->kprobe.ok)
+		return ENC_KPROBE;
+	snprintf(why, len, "fentry: %.110s; kprobe: %.110s",
+		 caps->fentry.detail, caps->kprobe.detail);
+	return ENC_NONE;
+}
+
+static void plan_sources(const struct capabilities *caps, bool btf,
+			 enum enc_method enc, const char *enc_why,
+			 char src[NR_LAYERS][DETAIL_LEN])
+{
+	const char *m = btf ? "tp_btf" : "raw_tp";
+
+	if (!caps->tp_btf.ok && !caps->raw_tp.ok) {
+		for (int l = 0; l < NR_LAYERS; l++)
+			snprintf(src[l], DETAIL_LEN,
+				 "unavailable: neither tp_btf (%.100s) nor "
+				 "raw_tp (%.100s) works",
+				 caps->tp_btf.detail, caps->raw_tp.detail);
+		return;
+	}
+	snprintf(src[LAYER_SYSCALL], DETAIL_LEN,
+		 "%s:raw_syscalls/sys_enter+sys_exit", m);
+	snprintf(src[LAYER_FS], DETAIL_LEN,
+		 "derived: syscall minus lower layers");
+	snprintf(src[LAYER_CRYPT_QUEUE], DETAIL_LEN,
+		 "%s:workqueue_queue_work->execute_start", m);
+	if (enc == ENC_NONE)
+		snprintf(src[LAYER_CRYPT], DETAIL_LEN,
+			 "%s:workqueue_execute_start->end (read); "
+			 "write: unavailable (%.180s)",
+			 m, enc_why);
+	else
+		snprintf(src[LAYER_CRYPT], DETAIL_LEN,
+			 "%s:workqueue_execute_start->end (read); "
+			 "%s:" ENC_FUNC " (write)",
+			 m, enc_name(enc));
+	snprintf(src[LAYER_DM], DETAIL_LEN,
+		 "not traced: time on a device-mapper device counts in fs");
+	snprintf(src[LAYER_BLK_QUEUE], DETAIL_LEN,
+		 "%s:block_bio_queue->block_rq_issue", m);
+	snprintf(src[LAYER_DEVICE], DETAIL_LEN,
+		 "%s:block_rq_issue->block_rq_complete", m);
+}
+
+void trace_plan(const struct capabilities *caps,
+		char sources[NR_LAYERS][DETAIL_LEN])
+{
+	struct ksyms *ks = ksyms_load(NULL);
+	char why[DETAIL_LEN] = "";
+	enum enc_method enc = enc_choose(caps, ks, why, sizeof(why));
+
+	plan_sources(caps, caps->tp_btf.ok, enc, why, sources);
+	ksyms_free(ks);
+}
+
+/* ---- tables --------------------------------------------------------- */
+
+/* Which syscalls are reads and writes; later: io_uring, copy_file_range. */
+static const struct {
+	long nr;
+	int op;
+} sys_table[] = {
+	{SYS_read, OP_READ},
+	{SYS_pread64, OP_READ},
+	{SYS_readv, OP_READ},
+	{SYS_preadv, OP_READ},
+#ifdef SYS_preadv2
+	{SYS_preadv2, OP_READ},
+#endif
+	{SYS_write, OP_WRITE},
+	{SYS_pwrite64, OP_WRITE},
+	{SYS_writev, OP_WRITE},
+	{SYS_pwritev, OP_WRITE},
+#ifdef SYS_pwritev2
+	{SYS_pwritev2, OP_WRITE},
+#endif
+	{SYS_fsync, OP_WRITE},
+	{SYS_fdatasync, OP_WRITE},
+	{SYS_sync_file_range, OP_WRITE},
+};
+
+/* Work functions that do encryption work, by name. */
+static const struct {
+	const char *name;
+	enum crypt_work_kind kind;
+} crypt_table[] = {
+	/* fscrypt reads: ext4's (and f2fs's) static decrypt_work; several
+	 * files may have one, all count. */
+	{"decrypt_work", CRYPT_WORK_FSCRYPT_READ},
+	{"decrypt_bh", CRYPT_WORK_FSCRYPT_READ},
+	{"kcryptd_crypt", CRYPT_WORK_DMCRYPT},
+	{"blk_crypto_fallback_decrypt_bio", CRYPT_WORK_BLK_CRYPTO},
+};
+
+static int fill_sys_ops(struct tracer *tr)
+{
+	int fd = bpf_map__fd(tr->skel->maps.sys_ops);
+
+	for (size_t i = 0; i < sizeof(sys_table) / sizeof(sys_table[0]); i++) {
+		__u32 key = sys_table[i].nr, val = 1 + sys_table[i].op;
+
+		if (bpf_map_update_elem(fd, &key, &val, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+static int fill_crypt_funcs(struct tracer *tr, const struct ksyms *ks)
+{
+	tr->have_kcryptd = ksyms_has(ks, "kcryptd_crypt");
+	int fd = bpf_map__fd(tr->skel->maps.crypt_funcs), used = 0;
+	uint64_t addrs[MAX_CRYPT_FUNCS];
+
+	for (size_t i = 0; i < sizeof(crypt_table) / sizeof(crypt_table[0]);
+	     i++) {
+		int n = ksyms_addrs(ks, crypt_table[i].name, addrs,
+				    MAX_CRYPT_FUNCS);
+
+		for (int j = 0; j < n && j < MAX_CRYPT_FUNCS; j++) {
+			__u64 key = addrs[j];
+			__u32 val = crypt_table[i].kind;
+
+			if (used >= MAX_CRYPT_FUNCS)
+				return -E2BIG;
+			if (bpf_map_update_elem(fd, &key, &val, BPF_ANY))
+				return -errno;
+			used++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Number of arguments of tracepoint `tp` from its BTF typedef
+ * btf_trace_<tp> (a pointer to a func proto whose first parameter is the
+ * tracepoint's void *__data), or -1 if BTF does not say.
+ */
+static int tp_nr_args(const struct btf *btf, const char *tp)
+{
+	const struct btf_type *t;
+	char name[128];
+	int id;
+
+	if (!btf)
+		return -1;
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return -1;
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	if (!t || !btf_is_ptr(t))
+		return -1;
+	t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_func_proto(t))
+		return -1;
+	return btf_vlen(t) - 1;
+}
+
+/* Index of the argument that is `nr_args - from_end`, clamped to what
+ * attrib.bpf.c's ctx_arg() reads; the current layout when unknown. */
+static int arg_index(const struct btf *btf, const char *tp, int from_end,
+		     int current)
+{
+	int n = tp_nr_args(btf, tp), idx = n - from_end;
+
+	if (n < 0 || idx < 0 || idx > 2)
+		return current;
+	return idx;
+}
+
+/*
+ * a54895fa057c ("block: remove the request_queue to argument request
+ * based tracepoints", v5.11) dropped the leading request_queue from
+ * block_rq_issue/_merge/_requeue: (q, rq) -> (rq). The same v5.11 series did
+ * the same to block_bio_queue, block_split and the bio merge tracepoints (which
+ * also lost their request). The pointer we want is the last argument
+ * (block_split: last but one), whichever layout BTF shows.
+ */
+static void set_arg_layout(struct attrib_bpf *skel)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+
+	if (libbpf_get_error(btf))
+		btf = NULL;
+	skel->rodata->bio_queue_arg = arg_index(btf, "block_bio_queue", 1, 0);
+	skel->rodata->bio_merge_arg =
+		arg_index(btf, "block_bio_backmerge", 1, 0);
+	skel->rodata->split_arg = arg_index(btf, "block_split", 2, 0);
+	skel->rodata->rq_issue_arg = arg_index(btf, "block_rq_issue", 1, 0);
+	skel->rodata->rq_merge_arg = arg_index(btf, "block_rq_merge", 1, 0);
+	skel->rodata->rq_requeue_arg = arg_index(btf, "block_rq_requeue", 1, 0);
+	btf__free(btf);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Keep only the programs this kernel runs: a program that cannot load
+ * (fentry with EPERM here, kprobes without CONFIG_KPROBES) would fail the
+ * whole skeleton. */
+static void set_autoload(struct attrib_bpf *skel, bool btf, enum enc_method enc)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, skel->obj)
+	{
+		const char *name = bpf_program__name(prog);
+		bool load = false;
+
+		if (ends_with(name, "_btf"))
+			load = btf;
+		else if (ends_with(name, "_raw"))
+			load = !btf;
+		else if (!strcmp(name, "enc_fentry") ||
+			 !strcmp(name, "enc_fexit"))
+			load = enc == ENC_FENTRY;
+		else if (!strcmp(name, "enc_kprobe") ||
+			 !strcmp(name, "enc_kretprobe"))
+			load = enc == ENC_KPROBE;
+		bpf_program__set_autoload(prog, load);
+	}
+}
+
+static int open_load(struct tracer *tr, bool btf, enum enc_method enc,
+		     char *why, size_t len)
+{
+	int err;
+
+	bpf_why[0] = '\0';
+	tr->skel = attrib_bpf__open();
+	if (!tr->skel) {
+		err = -errno;
+		snprintf(why, len, "opening the BPF skeleton: %s (%s)",
+			 strerror(-err), bpf_why);
+		return err;
+	}
+	set_autoload(tr->skel, btf, enc);
+	set_arg_layout(tr->skel);
+	err = attrib_bpf__load(tr->skel);
+	if (err) {
+		snprintf(why, len, "loading the BPF programs: %s (%s)",
+			 strerror(-err), bpf_why);
+		attrib_bpf__destroy(tr->skel);
+		tr->skel = NULL;
+	}
+	return err;
+}
+
+/* Major number of "device-mapper" in /proc/devices, 0 if none. */
+static unsigned int dm_major(void)
+{
+	FILE *f = fopen("/proc/devices", "re");
+	char line[128], name[64];
+	unsigned int major, found = 0;
+	bool block = false;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "Block devices:", 14) == 0)
+			block = true;
+		else if (block && sscanf(line, "%u %63s", &major, name) == 2 &&
+			 strcmp(name, "device-mapper") == 0)
+			found = major;
+	}
+	fclose(f);
+	return found;
+}
+
+int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
+	       size_t why_len)
+{
+	libbpf_print_fn_t old_print = libbpf_set_print(capture_print);
+	char enc_why[DETAIL_LEN] = "", ks_why[DETAIL_LEN] = "";
+	struct tracer *tr = NULL;
+	struct ksyms *ks = NULL;
+	enum enc_method enc;
+	bool btf;
+	int err;
+
+	*out = NULL;
+	if (!caps->tp_btf.ok && !caps->raw_tp.ok) {
+		snprintf(why, why_len,
+			 "neither tp_btf (%s) nor raw_tp (%s) "
+			 "works here",
+			 caps->tp_btf.detail, caps->raw_tp.detail);
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	tr = calloc(1, sizeof(*tr));
+	if (!tr) {
+		err = -ENOMEM;
+		snprintf(why, why_len, "out of memory");
+		goto out;
+	}
+	/* Without kallsyms only the crypto layers are lost: go on. */
+	ks = ksyms_load(NULL);
+	if (!ks)
+		snprintf(ks_why, sizeof(ks_why),
+			 "unavailable: cannot read "
+			 "/proc/kallsyms: %s",
+			 strerror(errno));
+	enc = enc_choose(caps, ks, enc_why, sizeof(enc_why));
+	btf = caps->tp_btf.ok;
+	err = open_load(tr, btf, enc, why, why_len);
+	if (err && enc != ENC_NONE) {
+		/* The optional write-side programs may be what failed (no
+		 * BTF for the function, fentry refused): go on without. */
+		snprintf(enc_why, sizeof(enc_why), "%s:%s failed to load: %s",
+			 enc_name(enc), ENC_FUNC, strerror(-err));
+		enc = ENC_NONE;
+		err = open_load(tr, btf, enc, why, why_len);
+	}
+	if (err && btf && caps->raw_tp.ok) {
+		/* A tp_btf program the probe's trivial one did not cover
+		 * may still be refused: raw_tp reads the same arguments. */
+		char first[DETAIL_LEN];
+
+		snprintf(first, sizeof(first), "%s", why);
+		btf = false;
+		err = open_load(tr, btf, enc, why, why_len);
+		if (err)
+			snprintf(why, why_len, "%s", first);
+	}
+	if (err)
+		goto out;
+	err = fill_sys_ops(tr);
+	err = err ?: fill_crypt_funcs(tr, ks);
+	if (err) {
+		snprintf(why, why_len, "filling the tracer's tables: %s",
+			 strerror(-err));
+		goto out;
+	}
+	bpf_why[0] = '\0';
+	err = attrib_bpf__attach(tr->skel);
+	if (err) {
+		snprintf(why, why_len, "attaching the BPF programs: %s (%s)",
+			 strerror(-err), bpf_why);
+		goto out;
+	}
+	plan_sources(caps, btf, enc, enc_why, tr->sources);
+	for (int l = 0; l < NR_LAYERS; l++)
+		tr->available[l] = l != LAYER_DM;
+	if (!ks) {
+		snprintf(tr->sources[LAYER_CRYPT_QUEUE], DETAIL_LEN, "%s",
+			 ks_why);
+		snprintf(tr->sources[LAYER_CRYPT], DETAIL_LEN, "%s", ks_why);
+		tr->available[LAYER_CRYPT_QUEUE] = false;
+		tr->available[LAYER_CRYPT] = false;
+	}
+	tr->unavailable_op[LAYER_CRYPT][OP_WRITE] = enc == ENC_NONE;
+	tr->dm_major = dm_major();
+	*out = tr;
+	tr = NULL;
+out:
+	ksyms_free(ks);
+	trace_close(tr);
+	libbpf_set_print(old_print);
+	return err;
+}
+
+/* ---- phases --------------------------------------------------------- */
+
+/* Empty a map; entries may come and go under us, so bounded. */
+static void map_clear(struct bpf_map *map)
+{
+	int fd = bpf_map__fd(map);
+	size_t max = 2 * (size_t)bpf_map__max_entries(map) + 16;
+	char key[16];
+
+	if (bpf_map__key_size(map) > sizeof(key))
+		return;
+	while (max-- && bpf_map_get_next_key(fd, NULL, key) == 0)
+		bpf_map_delete_elem(fd, key);
+}
+
+static bool sysfs_dev_has(unsigned int major, unsigned int minor,
+			  const char *what)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", major, minor,
+		 what);
+	return access(path, F_OK) == 0;
+}
+
+static bool filter_has(const struct trace_filter *f, unsigned int major,
+		       unsigned int minor)
+{
+	for (int i = 0; i < f->nr_devs; i++)
+		if (f->major[i] == major && f->minor[i] == minor)
+			return true;
+	return false;
+}
+
+/*
+ * The kernel's completed read and write requests (/sys/block/<dev>/stat
+ * fields 1 and 5) summed over the filter's request-based devices: dm
+ * devices count bios, not requests, and a partition whose disk is also
+ * in the filter is already in the disk's figures.
+ */
+static void kernel_requests(const struct trace_filter *f, uint64_t out[NR_OPS])
+{
+	out[OP_READ] = out[OP_WRITE] = 0;
+	for (int i = 0; i < f->nr_devs; i++) {
+		unsigned long long rd, rm, rs, rt, wr;
+		unsigned int pmaj, pmin;
+		char path[PATH_MAX];
+		FILE *s;
+
+		if (sysfs_dev_has(f->major[i], f->minor[i], "dm"))
+			continue;
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../dev",
+			 f->major[i], f->minor[i]);
+		if (sysfs_dev_has(f->major[i], f->minor[i], "partition") &&
+		    (s = fopen(path, "re"))) {
+			bool dup = fscanf(s, "%u:%u", &pmaj, &pmin) == 2 &&
+				   filter_has(f, pmaj, pmin);
+
+			fclose(s);
+			if (dup)
+				continue;
+		}
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat",
+			 f->major[i], f->minor[i]);
+		s = fopen(path, "re");
+		if (!s)
+			continue;
+		if (fscanf(s, "%llu %llu %llu %llu %llu", &rd, &rm, &rs, &rt,
+			   &wr) == 5) {
+			out[OP_READ] += rd;
+			out[OP_WRITE] += wr;
+		}
+		fclose(s);
+	}
+}
+
+int trace_begin(struct tracer *tr, const struct trace_filter *f)
+{
+	struct attrib_bpf *skel;
+	int fd, err = 0;
+
+	if (!tr || !f || f->nr_devs < 0 || f->nr_devs > MAX_TARGET_DEVS)
+		return -EINVAL;
+	skel = tr->skel;
+	/* Stop new items first; clearing the start maps then drops every
+	 * item in flight (their ends find no entry), and only then are the
+	 * counters they would have touched zeroed. */
+	__atomic_store_n(&skel->bss->tracing_on, 0, __ATOMIC_SEQ_CST);
+	map_clear(skel->maps.sys_start);
+	map_clear(skel->maps.bio_start);
+	map_clear(skel->maps.rq_start);
+	map_clear(skel->maps.cq_start);
+	map_clear(skel->maps.cx_start);
+	map_clear(skel->maps.enc_start);
+	map_clear(skel->maps.traced);
+	map_clear(skel->maps.devs);
+	memset(skel->bss->stats, 0, sizeof(skel->bss->stats));
+
+	fd = bpf_map__fd(skel->maps.devs);
+	tr->filter_has_dm = false;
+	for (int i = 0; i < f->nr_devs; i++) {
+		/* The kernel's dev_t: MINORBITS is 20 (linux/kdev_t.h). */
+		__u32 key = f->major[i] << 20 | f->minor[i], val = 1;
+
+		if (bpf_map_update_elem(fd, &key, &val, BPF_ANY))
+			err = -errno;
+		if (tr->dm_major && f->major[i] == tr->dm_major)
+			tr->filter_has_dm = true;
+	}
+	if (err)
+		return err;
+	tr->filter = *f;
+	kernel_requests(f, tr->kreq_begin);
+	skel->bss->filter_devs = f->nr_devs > 0;
+	skel->bss->root_tgid = f->parent_tgid;
+	clock_gettime(CLOCK_MONOTONIC, &tr->begun);
+	__atomic_store_n(&skel->bss->tracing_on, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+static uint64_t ts_ns(const struct timespec *t)
+{
+	return (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec;
+}
+
+int trace_end(struct tracer *tr, struct trace_snapshot *snap)
+{
+	uint64_t kreq[NR_OPS], now;
+	struct timespec t;
+
+	if (!tr || !snap)
+		return -EINVAL;
+	__atomic_store_n(&tr->skel->bss->tracing_on, 0, __ATOMIC_SEQ_CST);
+	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC. */
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	now = ts_ns(&t);
+	memset(snap, 0, sizeof(*snap));
+	memcpy(snap->stats, tr->skel->bss->stats, sizeof(snap->stats));
+	/* A busy period still open (async writeback in flight) counts up
+	 * to now: it is part of the phase. */
+	for (int l = 0; l < NR_LAYERS; l++)
+		for (int op = 0; op < NR_OPS; op++) {
+			struct layer_stat *s = &snap->stats[l][op];
+
+			if (s->inflight > 0 && s->busy_start &&
+			    now > s->busy_start)
+				s->busy_ns += now - s->busy_start;
+		}
+	memcpy(snap->sources, tr->sources, sizeof(snap->sources));
+	memcpy(snap->available, tr->available, sizeof(snap->available));
+	memcpy(snap->unavailable_op, tr->unavailable_op,
+	       sizeof(snap->unavailable_op));
+	/* dm-crypt encrypts writes on its workqueue too: with a dm device
+	 * in the target, crypt sees writes without fentry/kprobe. */
+	if (tr->filter_has_dm && tr->have_kcryptd &&
+	    snap->unavailable_op[LAYER_CRYPT][OP_WRITE] &&
+	    snap->available[LAYER_CRYPT]) {
+		snap->unavailable_op[LAYER_CRYPT][OP_WRITE] = false;
+		snprintf(snap->sources[LAYER_CRYPT], DETAIL_LEN,
+			 "%s:workqueue_execute_start->end (read; dm-crypt "
+			 "write)",
+			 strncmp(tr->sources[LAYER_CRYPT], "raw_tp", 6)
+				 ? "tp_btf"
+				 : "raw_tp");
+	}
+	if (!tr->filter_has_dm)
+		snprintf(snap->sources[LAYER_DM], DETAIL_LEN,
+			 "not applicable: no device-mapper device in the "
+			 "target");
+	else
+		snprintf(snap->sources[LAYER_DM], DETAIL_LEN,
+			 "unavailable: dm bio tracing is not implemented "
+			 "yet; time on the dm device counts in fs");
+	kernel_requests(&tr->filter, kreq);
+	for (int op = 0; op < NR_OPS; op++)
+		snap->kernel_requests[op] =
+			kreq[op] >= tr->kreq_begin[op]
+				? kreq[op] - tr->kreq_begin[op]
+				: 0;
+	snap->wall_s = (double)(now - ts_ns(&tr->begun)) / 1e9;
+	return 0;
+}
+
+void trace_close(struct tracer *tr)
+{
+	if (!tr)
+		return;
+	attrib_bpf__destroy(tr->skel);
+	free(tr);
+}

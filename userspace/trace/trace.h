@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tracer: loads the attribution BPF skeleton, picks the best attach
+ * point per layer for this kernel (recording which one), and hands back the
+ * per-(layer, op) statistics of one phase. Histograms live in BPF global
+ * data; user space reads them once per phase, no per-event traffic.
+ */
+#ifndef ENCBENCH_TRACE_H
+#define ENCBENCH_TRACE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "../common/results.h"
+
+struct tracer;
+
+struct trace_filter {
+	/* Block devices of the target, every layer (fs device, dm, backing). */
+	int nr_devs;
+	unsigned int major[MAX_TARGET_DEVS], minor[MAX_TARGET_DEVS];
+	/* Syscalls are counted for every descendant process of this tgid
+	 * (the workload's children), never for the tgid itself. */
+	pid_t parent_tgid;
+};
+
+struct trace_snapshot {
+	struct layer_stat stats[NR_LAYERS][NR_OPS];
+	/* Which attach point each layer came from, or "unavailable: why". */
+	char sources[NR_LAYERS][DETAIL_LEN];
+	bool available[NR_LAYERS];
+	double wall_s;
+	/* Completed requests per op on the filtered devices, as the kernel
+	 * counts them (/sys/block/<dev>/stat), over the phase. */
+	uint64_t kernel_requests[NR_OPS];
+	/* A layer available for some ops only (crypt: reads through the
+	 * workqueue tracepoints, writes only with fentry/kprobe): true for
+	 * the ops it cannot see. All false, the default, means available[]
+	 * holds for every op. */
+	bool unavailable_op[NR_LAYERS][NR_OPS];
+};
+
+/* The source each layer would come from given these capabilities (the
+ * plan `probe` prints and the tracer follows). */
+void trace_plan(const struct capabilities *caps,
+		char sources[NR_LAYERS][DETAIL_LEN]);
+
+/* Load and attach. On failure returns negative errno and says why in
+ * `why`; the caller benchmarks without attribution. */
+int trace_open(const struct capabilities *caps, struct tracer **out,
+	       char *why, size_t why_len);
+/* Reset counters and set the filter: the start of one phase. */
+int trace_begin(struct tracer *tr, const struct trace_filter *f);
+/* Copy out the counters of the phase begun by trace_begin. */
+int trace_end(struct tracer *tr, struct trace_snapshot *snap);
+/* Detach and free; leaves no link or program behind. NULL is fine. */
+void trace_close(struct tracer *tr);
+
+/* Snapshot -> per-op attribution for one (target, workload): fills layer
+ * results, derives `fs`, computes closure. Returns the number of ops
+ * filled into out[] (ops with no syscalls are left out). */
+int attribute(const struct trace_snapshot *snap, const char *target,
+	      const char *workload, struct attribution out[NR_OPS]);
+
+/* One-sentence verdict with evidence for an attribution, using the
+ * target's encryption facts (driver, hardware acceleration). */
+void verdict_for(const struct attribution *a, const struct target_info *t,
+		 struct verdict *out);
+
+#endif /* ENCBENCH_TRACE_H */
