@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: MIT
+/* results.json: write, read back, compare every field; error paths. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "report/report.h"
+#include "results_fixture.h"
+
+struct fx {
+	char dir[64];
+	char path[128];
+	struct results *in, *out;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "/tmp/encbench-json-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->path, sizeof(f->path), "%s/results.json", f->dir);
+	f->in = fixture_results();
+	f->out = calloc(1, sizeof(*f->out));
+	*state = f;
+	return f->in && f->out ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char p[160];
+
+	unlink(f->path);
+	snprintf(p, sizeof(p), "%s.tmp", f->path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/other.json", f->dir);
+	unlink(p);
+	rmdir(f->dir);
+	free(f->in);
+	free(f->out);
+	free(f);
+	return 0;
+}
+
+static void assert_dbl(double got, double want)
+{
+	if (!(fabs(got - want) <= 1e-9 * fabs(want)))
+		fail_msg("got %.17g, want %.17g", got, want);
+}
+
+static void cmp_cap(const struct cap *a, const struct cap *b)
+{
+	assert_int_equal(a->ok, b->ok);
+	assert_string_equal(a->detail, b->detail);
+}
+
+static void cmp_caps(const struct capabilities *a, const struct capabilities *b)
+{
+	const struct cap *ca = &a->btf, *cb = &b->btf;
+
+	assert_string_equal(a->kernel, b->kernel);
+	assert_string_equal(a->arch, b->arch);
+	assert_int_equal(a->root, b->root);
+	/* btf .. io_uring are consecutive struct cap members. */
+	for (int i = 0; &ca[i] <= &a->io_uring; i++)
+		cmp_cap(&ca[i], &cb[i]);
+	assert_int_equal(a->cpu_aes, b->cpu_aes);
+	assert_int_equal(a->nr_ciphers, b->nr_ciphers);
+	for (int i = 0; i < a->nr_ciphers; i++) {
+		assert_string_equal(a->ciphers[i].name, b->ciphers[i].name);
+		assert_string_equal(a->ciphers[i].driver, b->ciphers[i].driver);
+		assert_int_equal(a->ciphers[i].hw_accel,
+				 b->ciphers[i].hw_accel);
+		assert_int_equal(a->ciphers[i].predicted,
+				 b->ciphers[i].predicted);
+	}
+	for (int l = 0; l < NR_LAYERS; l++)
+		assert_string_equal(a->layer_sources[l], b->layer_sources[l]);
+}
+
+static void cmp_target(const struct target_info *a, const struct target_info *b)
+{
+	assert_string_equal(a->name, b->name);
+	assert_string_equal(a->kind, b->kind);
+	assert_string_equal(a->mount, b->mount);
+	assert_string_equal(a->dir, b->dir);
+	assert_string_equal(a->fs, b->fs);
+	assert_int_equal(a->nr_devices, b->nr_devices);
+	for (int i = 0; i < a->nr_devices; i++) {
+		assert_string_equal(a->devices[i].name, b->devices[i].name);
+		assert_int_equal(a->devices[i].major, b->devices[i].major);
+		assert_int_equal(a->devices[i].minor, b->devices[i].minor);
+		assert_string_equal(a->devices[i].role, b->devices[i].role);
+	}
+	assert_int_equal(a->encrypted, b->encrypted);
+	assert_memory_equal(&a->encryption, &b->encryption,
+			    sizeof(a->encryption));
+	assert_int_equal(a->verified_encrypted, b->verified_encrypted);
+	assert_int_equal(a->nr_notes, b->nr_notes);
+	for (int i = 0; i < a->nr_notes; i++)
+		assert_string_equal(a->notes[i], b->notes[i]);
+}
+
+static void cmp_result(const struct result *a, const struct result *b)
+{
+	assert_string_equal(a->target, b->target);
+	assert_string_equal(a->workload, b->workload);
+	assert_string_equal(a->metric.name, b->metric.name);
+	assert_string_equal(a->metric.unit, b->metric.unit);
+	assert_int_equal(a->metric.higher_is_better,
+			 b->metric.higher_is_better);
+	assert_int_equal(a->nr_samples, b->nr_samples);
+	for (int i = 0; i < a->nr_samples; i++)
+		assert_dbl(b->samples[i], a->samples[i]);
+	assert_dbl(b->s.mean, a->s.mean);
+	assert_dbl(b->s.sd, a->s.sd);
+	assert_dbl(b->s.min, a->s.min);
+	assert_dbl(b->s.max, a->s.max);
+	assert_dbl(b->s.median, a->s.median);
+	assert_dbl(b->s.ci95[0], a->s.ci95[0]);
+	assert_dbl(b->s.ci95[1], a->s.ci95[1]);
+	assert_dbl(b->cpu.min, a->cpu.min);
+	assert_dbl(b->cpu.avg, a->cpu.avg);
+	assert_dbl(b->cpu.max, a->cpu.max);
+	assert_dbl(b->rusage.real_s, a->rusage.real_s);
+	assert_dbl(b->rusage.user_s, a->rusage.user_s);
+	assert_dbl(b->rusage.sys_s, a->rusage.sys_s);
+}
+
+static void cmp_comparison(const struct comparison *a,
+			   const struct comparison *b)
+{
+	assert_string_equal(a->baseline, b->baseline);
+	assert_string_equal(a->target, b->target);
+	assert_string_equal(a->workload, b->workload);
+	assert_string_equal(a->metric, b->metric);
+	assert_dbl(b->diff_mean, a->diff_mean);
+	assert_dbl(b->welch_ci95[0], a->welch_ci95[0]);
+	assert_dbl(b->welch_ci95[1], a->welch_ci95[1]);
+	assert_dbl(b->penalty_pct, a->penalty_pct);
+	assert_dbl(b->penalty_ci95_pct[0], a->penalty_ci95_pct[0]);
+	assert_dbl(b->penalty_ci95_pct[1], a->penalty_ci95_pct[1]);
+	assert_int_equal(a->significant, b->significant);
+}
+
+static void cmp_attrib(const struct attribution *a, const struct attribution *b)
+{
+	assert_string_equal(a->target, b->target);
+	assert_string_equal(a->workload, b->workload);
+	assert_int_equal(a->op, b->op);
+	assert_int_equal(a->syscall_mean_ns, b->syscall_mean_ns);
+	assert_dbl(b->closure_pct, a->closure_pct);
+	for (int l = 0; l < NR_LAYERS; l++) {
+		const struct layer_result *x = &a->layers[l],
+					  *y = &b->layers[l];
+
+		assert_int_equal(x->layer, y->layer);
+		assert_string_equal(x->source, y->source);
+		assert_int_equal(x->available, y->available);
+		assert_true(x->count == y->count);
+		assert_true(x->sum_ns == y->sum_ns);
+		assert_true(x->busy_ns == y->busy_ns);
+		assert_true(x->mean_ns == y->mean_ns);
+		assert_true(x->p50_ns == y->p50_ns);
+		assert_true(x->p99_ns == y->p99_ns);
+		assert_true(x->kernel_requests == y->kernel_requests);
+		assert_memory_equal(x->slots, y->slots, sizeof(x->slots));
+	}
+}
+
+static void cmp_results(const struct results *a, const struct results *b)
+{
+	const struct run_meta *ma = &a->meta, *mb = &b->meta;
+
+	assert_string_equal(ma->tool_version, mb->tool_version);
+	assert_string_equal(ma->hostname, mb->hostname);
+	assert_string_equal(ma->cpu_model, mb->cpu_model);
+	assert_string_equal(ma->started, mb->started);
+	assert_dbl(mb->duration_s, ma->duration_s);
+	assert_string_equal(ma->options, mb->options);
+	assert_int_equal(ma->tracing, mb->tracing);
+	assert_string_equal(ma->tracing_detail, mb->tracing_detail);
+	assert_int_equal(ma->dropped_caches, mb->dropped_caches);
+	cmp_caps(&ma->caps, &mb->caps);
+	assert_int_equal(a->nr_targets, b->nr_targets);
+	for (int i = 0; i < a->nr_targets; i++)
+		cmp_target(&a->targets[i], &b->targets[i]);
+	assert_int_equal(a->nr_workloads, b->nr_workloads);
+	for (int i = 0; i < a->nr_workloads; i++) {
+		assert_string_equal(a->workloads[i].name, b->workloads[i].name);
+		assert_string_equal(a->workloads[i].params,
+				    b->workloads[i].params);
+	}
+	assert_int_equal(a->nr_results, b->nr_results);
+	for (int i = 0; i < a->nr_results; i++)
+		cmp_result(&a->results[i], &b->results[i]);
+	assert_int_equal(a->nr_comparisons, b->nr_comparisons);
+	for (int i = 0; i < a->nr_comparisons; i++)
+		cmp_comparison(&a->comparisons[i], &b->comparisons[i]);
+	assert_int_equal(a->nr_attrib, b->nr_attrib);
+	for (int i = 0; i < a->nr_attrib; i++)
+		cmp_attrib(&a->attrib[i], &b->attrib[i]);
+	assert_int_equal(a->nr_verdicts, b->nr_verdicts);
+	for (int i = 0; i < a->nr_verdicts; i++) {
+		const struct verdict *x = &a->verdicts[i], *y = &b->verdicts[i];
+
+		assert_string_equal(x->target, y->target);
+		assert_string_equal(x->workload, y->workload);
+		assert_int_equal(x->op, y->op);
+		assert_string_equal(x->summary, y->summary);
+		assert_int_equal(x->nr_evidence, y->nr_evidence);
+		for (int e = 0; e < x->nr_evidence; e++)
+			assert_string_equal(x->evidence[e], y->evidence[e]);
+	}
+}
+
+static void test_round_trip(void **state)
+{
+	struct fx *f = *state;
+	char tmp[160];
+
+	/* A non-encrypted target comes back with encryption null. */
+	assert_false(f->in->targets[0].encrypted);
+	assert_int_equal(report_write_json(f->in, f->dir), 0);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", f->path);
+	assert_int_equal(access(tmp, F_OK), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(report_read_json(f->path, f->out), 0);
+	cmp_results(f->in, f->out);
+	/* Writing again replaces the file atomically, same content. */
+	f->in->meta.duration_s = 7.0;
+	assert_int_equal(report_write_json(f->in, f->dir), 0);
+	assert_int_equal(report_read_json(f->path, f->out), 0);
+	assert_dbl(f->out->meta.duration_s, 7.0);
+}
+
+static struct json_object *at(struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, k, &v))
+		fail_msg("no member \"%s\"", k);
+	return v;
+}
+
+/* The document itself: contract names, trimmed slots, null encryption. */
+static void test_document_shape(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *root, *meta, *l0, *slots, *enc;
+
+	assert_int_equal(report_write_json(f->in, f->dir), 0);
+	root = json_object_from_file(f->path);
+	assert_non_null(root);
+	assert_string_equal(json_object_get_string(at(root, "schema")),
+			    "encbench-trace/1");
+	meta = at(root, "meta");
+	assert_string_equal(json_object_get_string(at(meta, "kernel")),
+			    "6.1.0-28-amd64");
+	assert_string_equal(json_object_get_string(
+				    at(at(meta, "cipher_drivers"), "xts(aes)")),
+			    "xts(ecb(aes-generic))");
+	assert_int_equal(json_object_get_int(at(at(meta, "options"), "runs")),
+			 3);
+	assert_true(json_object_is_type(at(meta, "capabilities"),
+					json_type_object));
+	enc = at(json_object_array_get_idx(at(root, "targets"), 0),
+		 "encryption");
+	assert_null(enc);
+	assert_int_equal(
+		json_object_get_int(at(
+			at(json_object_array_get_idx(at(root, "workloads"), 0),
+			   "params"),
+			"bs")),
+		1048576);
+	l0 = json_object_array_get_idx(
+		at(json_object_array_get_idx(at(root, "attribution"), 0),
+		   "layers"),
+		LAYER_SYSCALL);
+	assert_string_equal(json_object_get_string(at(l0, "layer")), "syscall");
+	assert_string_equal(json_object_get_string(at(at(l0, "hist"), "unit")),
+			    "ns");
+	slots = at(at(l0, "hist"), "slots");
+	/* Fixture: syscall counts in slots 10 and 12 only. */
+	assert_int_equal(json_object_array_length(slots), 13);
+	json_object_put(root);
+}
+
+static void test_caps_shape(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *o = report_caps_json(&f->in->meta.caps);
+	struct capabilities back;
+
+	assert_non_null(o);
+	assert_false(json_object_get_boolean(
+		at(at(at(o, "attach"), "fentry"), "ok")));
+	assert_string_equal(json_object_get_string(at(
+				    at(at(o, "attach"), "fentry"), "detail")),
+			    "load failed: Operation not permitted (EPERM)");
+	assert_true(json_object_get_boolean(
+		at(at(at(o, "storage"), "dm_crypt"), "ok")));
+	assert_true(json_object_get_boolean(at(at(o, "io_uring"), "ok")));
+	assert_true(json_object_get_boolean(at(at(o, "btf"), "ok")));
+	assert_true(json_object_get_boolean(at(o, "root")));
+	assert_string_equal(json_object_get_string(at(o, "arch")), "x86_64");
+	assert_string_equal(json_object_get_string(
+				    at(at(o, "layer_sources"), "crypt-queue")),
+			    "tp:source-2");
+	assert_true(json_object_get_boolean(at(
+		json_object_array_get_idx(at(o, "ciphers"), 1), "hw_accel")));
+	memset(&back, 0, sizeof(back));
+	assert_int_equal(report_caps_from_json(o, &back), 0);
+	cmp_caps(&f->in->meta.caps, &back);
+	json_object_put(o);
+	assert_int_equal(report_caps_from_json(NULL, &back), -EINVAL);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static void test_read_errors(void **state)
+{
+	struct fx *f = *state;
+	char p[160];
+
+	snprintf(p, sizeof(p), "%s/other.json", f->dir);
+	assert_int_equal(report_read_json(p, f->out), -ENOENT);
+	write_file(p, "{\"schema\": \"encbench-trace/1\", \"meta\": {");
+	assert_true(report_read_json(p, f->out) < 0);
+	write_file(p, "not json");
+	assert_true(report_read_json(p, f->out) < 0);
+	write_file(p, "");
+	assert_true(report_read_json(p, f->out) < 0);
+	write_file(p, "{\"schema\": \"encbench-trace/1\"} trailing");
+	assert_true(report_read_json(p, f->out) < 0);
+	write_file(p, "{\"schema\": \"other/9\"}");
+	assert_int_equal(report_read_json(p, f->out), -EINVAL);
+	write_file(p, "{\"schema\": \"encbench-trace/1\", \"targets\": 3}");
+	assert_int_equal(report_read_json(p, f->out), -EINVAL);
+	write_file(p, "{\"schema\": \"encbench-trace/1\", "
+		      "\"meta\": {\"duration_s\": \"long\"}}");
+	assert_int_equal(report_read_json(p, f->out), -EINVAL);
+	/* Minimal valid document: everything else zero. */
+	write_file(p, "{\"schema\": \"encbench-trace/1\"}\n");
+	assert_int_equal(report_read_json(p, f->out), 0);
+	assert_int_equal(f->out->nr_targets, 0);
+	/* Missing folder: the writer fails and says so. */
+	assert_true(report_write_json(f->in, "/nonexistent/encbench") < 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_round_trip, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_document_shape, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_caps_shape, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_read_errors, setup,
+						teardown),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

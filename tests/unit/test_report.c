@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+/* CSV, histogram files, run.log and the terminal text, on a small model. */
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "report/report.h"
+#include "results_fixture.h"
+
+struct fx {
+	char dir[64];
+	struct results *r;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "/tmp/encbench-report-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	f->r = fixture_results();
+	*state = f;
+	return f->r ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	DIR *d = opendir(f->dir);
+	struct dirent *e;
+	char p[400];
+
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			snprintf(p, sizeof(p), "%s/%s", f->dir, e->d_name);
+			unlink(p);
+		}
+	if (d)
+		closedir(d);
+	rmdir(f->dir);
+	free(f->r);
+	free(f);
+	return 0;
+}
+
+/* The whole file, NUL-terminated; test fails when it is missing. */
+static char *slurp(const char *dir, const char *name)
+{
+	static char buf[8192];
+	char p[400];
+	FILE *fp;
+	size_t n;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	fp = fopen(p, "r");
+	if (!fp)
+		fail_msg("%s: %s", p, strerror(errno));
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	return buf;
+}
+
+static int count_files(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += !strncmp(e->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
+}
+
+static void assert_contains(const char *hay, const char *needle)
+{
+	if (!strstr(hay, needle))
+		fail_msg("missing \"%s\"", needle);
+}
+
+static void test_csv(void **state)
+{
+	struct fx *f = *state;
+
+	/* A metric with fewer samples leaves its cells empty. */
+	f->r->results[3].nr_samples = 2;
+	assert_int_equal(report_write_csv(f->r, f->dir), 0);
+	assert_string_equal(slurp(f->dir, "plain-dd.csv"),
+			    "iteration,write_s,read_s\n"
+			    "1,4.500000,0.250000\n"
+			    "2,4.750000,0.263000\n"
+			    "3,5.000000,0.276000\n");
+	assert_string_equal(slurp(f->dir, "luks2-dd.csv"),
+			    "iteration,write_s,read_s\n"
+			    "1,5.000000,0.500000\n"
+			    "2,5.100000,0.513000\n"
+			    "3,5.200000,\n");
+	assert_int_equal(count_files(f->dir, ""), 2 + 2); /* with . and .. */
+	assert_int_equal(report_write_csv(f->r, "/nonexistent/x"), -ENOENT);
+}
+
+static void test_histograms(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(report_write_histograms(f->r, f->dir), 0);
+	/* 2 targets x 7 layers, minus the empty crypt-queue of each. */
+	assert_int_equal(count_files(f->dir, "hist-"), 12);
+	assert_int_equal(count_files(f->dir, "hist-luks2-dd-read-crypt-queue"),
+			 0);
+	assert_string_equal(slurp(f->dir, "hist-plain-dd-read-syscall.csv"),
+			    "low_ns,high_ns,count\n"
+			    "1024,2048,60\n"
+			    "2048,4096,0\n"
+			    "4096,8192,40\n");
+	assert_contains(slurp(f->dir, "hist-luks2-dd-read-device.csv"),
+			"low_ns,high_ns,count\n65536,131072,60\n");
+	assert_contains(slurp(f->dir, "hist-luks2-dd-read-device.csv"),
+			"549755813888,18446744073709551615,1\n");
+	assert_true(report_write_histograms(f->r, "/nonexistent/x") < 0);
+}
+
+static void test_runlog(void **state)
+{
+	struct fx *f = *state;
+	const char *log;
+
+	assert_int_equal(report_write_runlog(f->r, f->dir), 0);
+	log = slurp(f->dir, "run.log");
+	assert_contains(log, f->dir);
+	assert_contains(log, "scratch:        /var/tmp\n");
+	assert_contains(log, "file size:      67108864 bytes\n");
+	assert_contains(log, "iterations:     3\n");
+	assert_contains(log, "2025-01-02T03:04:05Z");
+	assert_contains(log, "6.1.0-28-amd64");
+	assert_contains(log, "tool version:   0.1.0\n");
+	assert_contains(log, "xts(ecb(aes-generic))");
+	assert_contains(log, "hardware: no\n");
+	assert_contains(log, "hardware: yes\n");
+	assert_contains(log, "caches dropped: yes");
+	assert_contains(log, "tracing:        on (tp_btf and raw_tp attached)");
+	assert_contains(log, "dm-0 254:0 (crypt), loop4 7:4 (backing)");
+	assert_contains(log, "LUKS2 dm-crypt, contents aes-xts-plain64");
+	assert_contains(log, "encryption: none");
+	assert_contains(log, "note: loop device on tmpfs \"scratch\"\n");
+	assert_contains(log, "note: no AES instructions: software AES\n");
+	assert_true(report_write_runlog(f->r, "/nonexistent/x") < 0);
+}
+
+/* report_print_text into a string. */
+static char *render(const struct results *r, size_t *len)
+{
+	char *text = NULL;
+	FILE *fp = open_memstream(&text, len);
+
+	assert_non_null(fp);
+	report_print_text(r, fp, true);
+	assert_int_equal(fclose(fp), 0);
+	return text;
+}
+
+static void test_text(void **state)
+{
+	struct fx *f = *state;
+	uint64_t *fs = f->r->attrib[0].layers[LAYER_FS].slots;
+	size_t len;
+	char *t;
+
+	/* Nanosecond slots print exact inclusive bounds, as biolatency. */
+	memset(fs, 0, sizeof(uint64_t) * HIST_SLOTS);
+	fs[0] = 5;
+	fs[1] = 3;
+	t = render(f->r, &len);
+	/* (a) the comparison table */
+	assert_contains(t, "metric          plain           luks2");
+	assert_contains(t, "4.750 +-0.714");
+	assert_contains(t, "+7.4 %");
+	assert_contains(t, "[+4.2, +13.3] %");
+	assert_contains(t, "~+95.1 %");
+	assert_contains(t, "[-4.7, +120.4] %");
+	assert_contains(t, "3 runs per target");
+	assert_contains(t, "  elapsed (s)   0.263           0.513           "
+			   "+95.1 %");
+	assert_contains(t, "  system (s)");
+	/* (b) attribution, every layer, the unavailable one with reason */
+	for (int l = 0; l < NR_LAYERS; l++)
+		assert_contains(t, layer_name(l));
+	assert_contains(t, "  crypt-queue          -          -          -"
+			   "       -  unavailable: no workqueue tracepoints");
+	assert_contains(t, "  device             106    64.0 us     256 us"
+			   "     1.6  tp_btf:layer6");
+	assert_contains(t, "cover 97.2 %");
+	assert_contains(t, "residue 2.8 %");
+	/* (c) histograms */
+	assert_contains(t, "luks2, dd, read, layer syscall (usecs):\n"
+			   "     usecs               : count    distribution\n"
+			   "      1.02 -> 2.05       : 60       |"
+			   "****************************************|\n"
+			   "      2.05 -> 4.10       : 0        |"
+			   "                                        |\n"
+			   "      4.10 -> 8.19       : 40       |"
+			   "**************************              |\n");
+	assert_contains(t, "plain, dd, read, layer fs (nsecs):\n"
+			   "     nsecs               : count    distribution\n"
+			   "         0 -> 1          : 5        |"
+			   "****************************************|\n"
+			   "         2 -> 3          : 3        |"
+			   "************************                |\n\n");
+	assert_contains(t, "layer crypt (usecs)");
+	assert_contains(t, "      8.19 -> 16.4       : 60");
+	/* (d) verdicts and caveats */
+	assert_contains(t,
+			"Reads wait for decryption in the kcryptd workqueue.");
+	assert_contains(t, "    - crypt: 61 % of syscall time");
+	assert_contains(t, "  luks2: loop device on tmpfs \"scratch\"");
+	/* No line ends in a blank. */
+	assert_null(strstr(t, " \n"));
+	free(t);
+}
+
+static void test_text_tracing_off(void **state)
+{
+	struct fx *f = *state;
+	size_t len;
+	char *t;
+
+	f->r->meta.tracing = false;
+	snprintf(f->r->meta.tracing_detail, DETAIL_LEN,
+		 "not root: BPF needs CAP_BPF and CAP_PERFMON");
+	t = render(f->r, &len);
+	assert_contains(t, "attribution is off: not root: BPF needs CAP_BPF");
+	assert_null(strstr(t, "distribution"));
+	assert_null(strstr(t, "closure"));
+	free(t);
+}
+
+static void test_caps_text(void **state)
+{
+	struct fx *f = *state;
+	char *t = NULL;
+	size_t len;
+	FILE *fp = open_memstream(&t, &len);
+
+	assert_non_null(fp);
+	report_print_caps(&f->r->meta.caps, fp);
+	assert_int_equal(fclose(fp), 0);
+	assert_contains(t, "\n  fentry        no   load failed: Operation not "
+			   "permitted (EPERM)\n");
+	assert_contains(t, "\n  btf           yes  /sys/kernel/btf/vmlinux\n");
+	assert_contains(t, "\n  zfs           no   zfs module not loaded\n");
+	assert_contains(t, "\n  io_uring      yes  io_uring_setup ok\n");
+	assert_contains(t, "AES instructions in this CPU: no");
+	assert_contains(t, "  gcm(aes)      gcm_base(ctr(aes-aesni))");
+	assert_contains(t, "hardware: yes (template, built on first use)\n");
+	assert_contains(t, "xts(ecb(aes-generic))                hardware: no\n");
+	assert_contains(t, "\n  fs            derived\n");
+	assert_contains(t, "\n  crypt-queue   tp:source-2\n");
+	free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_csv, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_histograms, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_runlog, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_tracing_off, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_caps_text, setup,
+						teardown),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+/* Sample statistics and Welch's comparison against published figures. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "stats/stats.h"
+
+#define N_ZFS 100
+
+static void assert_near(double got, double want, double tol)
+{
+	if (!(fabs(got - want) <= tol))
+		fail_msg("got %.9g, want %.9g +- %g", got, want, tol);
+}
+
+static bool finite_cmp(const struct comparison *c)
+{
+	return isfinite(c->diff_mean) && isfinite(c->welch_ci95[0]) &&
+	       isfinite(c->welch_ci95[1]) && isfinite(c->penalty_pct) &&
+	       isfinite(c->penalty_ci95_pct[0]) &&
+	       isfinite(c->penalty_ci95_pct[1]);
+}
+
+/* Published two-sided 95 % critical values (t tables, 3 decimals). */
+static void test_t_quantile_table(void **state)
+{
+	static const struct {
+		double df, t;
+	} tab[] = {
+		{1, 12.706}, {2, 4.303},   {4, 2.776},	 {9, 2.262},
+		{30, 2.042}, {198, 1.972}, {1e9, 1.960},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+		assert_near(t_quantile_975(tab[i].df), tab[i].t, 5e-4);
+	/* Closed forms: df=1 is Cauchy, df=2 is (2p-1)/sqrt(2p(1-p)). */
+	assert_near(t_quantile_975(1), tan(M_PI * 0.475), 1e-9);
+	assert_near(t_quantile_975(2), 0.95 / sqrt(2 * 0.975 * 0.025), 1e-9);
+}
+
+/* Welch df are fractional: the quantile must be smooth and decreasing. */
+static void test_t_quantile_fractional(void **state)
+{
+	(void)state;
+	assert_true(t_quantile_975(1.5) < t_quantile_975(1.0));
+	assert_true(t_quantile_975(1.5) > t_quantile_975(2.0));
+	assert_true(t_quantile_975(105.98) > t_quantile_975(106.0));
+	assert_near(t_quantile_975(105.98), 1.9826, 2e-4);
+	/* Either side of the asymptotic switch agrees. */
+	assert_near(t_quantile_975(99999), t_quantile_975(100001), 1e-7);
+	assert_near(t_quantile_975(1e5 + 1), 1.95998, 1e-5);
+	assert_true(isfinite(t_quantile_975(0.05)));
+	assert_true(t_quantile_975(0.5) > 100);
+	assert_near(t_quantile_975(0), 0, 0);
+	assert_near(t_quantile_975(-3), 0, 0);
+	assert_near(t_quantile_975(NAN), 0, 0);
+}
+
+/* The LUKS report's plain-ext4 elapsed times. */
+static void test_summarize_known(void **state)
+{
+	double x[] = {32.086, 32.046, 31.948, 30.725, 29.407};
+	struct summary s;
+
+	(void)state;
+	summarize(x, 5, &s);
+	assert_near(s.mean, 31.2424, 1e-9);
+	assert_near(s.min, 29.407, 0);
+	assert_near(s.max, 32.086, 0);
+	assert_near(s.median, 31.948, 0);
+	/* sd with n - 1 (Python's statistics.stdev) */
+	assert_near(s.sd, 1.1717189509, 1e-9);
+	assert_near(s.ci95[0], 31.2424 - 2.776445 * 1.1717189509 / sqrt(5),
+		    1e-5);
+	assert_near(s.ci95[1], 31.2424 + 2.776445 * 1.1717189509 / sqrt(5),
+		    1e-5);
+}
+
+static void test_summarize_edges(void **state)
+{
+	double even[] = {4, 1, 3, 2};
+	double one = 7.5;
+	struct summary s;
+
+	(void)state;
+	summarize(even, 4, &s);
+	assert_near(s.median, 2.5, 0);
+	assert_near(even[0], 4, 0); /* caller's order untouched */
+	summarize(&one, 1, &s);
+	assert_near(s.mean, 7.5, 0);
+	assert_near(s.sd, 0, 0);
+	assert_near(s.median, 7.5, 0);
+	assert_near(s.ci95[0], 7.5, 0);
+	assert_near(s.ci95[1], 7.5, 0);
+	summarize(NULL, 0, &s);
+	assert_near(s.mean, 0, 0);
+	assert_near(s.ci95[1], 0, 0);
+}
+
+/* n samples with exactly this mean and sample sd: half at mean - a, half at
+ * mean + a, a = sd * sqrt((n - 1) / n). */
+static void synth(double *x, int n, double mean, double sd)
+{
+	double a = sd * sqrt((double)(n - 1) / n);
+
+	for (int i = 0; i < n; i++)
+		x[i] = mean + (i % 2 ? a : -a);
+}
+
+/* ZFS report, reads: 0.263 (0.062) vs 0.513 (0.33), n=100 each:
+ * point 0.250 s, CI (0.184, 0.317) s, 69.7 %..120.4 % slower. */
+static void test_welch_zfs_read(void **state)
+{
+	double b[N_ZFS], t[N_ZFS];
+	struct comparison c;
+	struct summary s;
+
+	(void)state;
+	synth(b, N_ZFS, 0.263, 0.062);
+	synth(t, N_ZFS, 0.513, 0.33);
+	summarize(t, N_ZFS, &s);
+	assert_near(s.sd, 0.33, 1e-12);
+	welch_compare(b, N_ZFS, t, N_ZFS, 0, &c);
+	assert_near(c.diff_mean, 0.250, 1e-12);
+	/* The report rounded its inputs to 3 figures: allow that much. */
+	assert_near(c.welch_ci95[0], 0.184, 1e-3);
+	assert_near(c.welch_ci95[1], 0.317, 1e-3);
+	assert_near(c.penalty_ci95_pct[0], 69.7, 0.05);
+	assert_near(c.penalty_ci95_pct[1], 120.4, 0.05);
+	assert_near(c.penalty_pct, 100 * 0.25 / 0.263, 1e-9);
+	assert_true(c.significant);
+}
+
+/* ZFS report, writes: 4.69 (0.77) vs 5.10 (0.77): 4.2 %..13.3 % slower. */
+static void test_welch_zfs_write(void **state)
+{
+	double b[N_ZFS], t[N_ZFS];
+	struct comparison c;
+
+	(void)state;
+	synth(b, N_ZFS, 4.69, 0.77);
+	synth(t, N_ZFS, 5.10, 0.77);
+	welch_compare(b, N_ZFS, t, N_ZFS, 0, &c);
+	assert_near(c.welch_ci95[0], 0.198, 3.5e-3);
+	assert_near(c.welch_ci95[1], 0.625, 1e-3);
+	assert_near(c.penalty_ci95_pct[0], 4.2, 0.05);
+	assert_near(c.penalty_ci95_pct[1], 13.3, 0.05);
+	assert_true(c.significant);
+}
+
+/* Throughput: half the MB/s is +100 % cost; the CI ends swap. */
+static void test_welch_higher_is_better(void **state)
+{
+	double b[] = {99, 101, 100, 100}, t[] = {49, 51, 50, 50};
+	struct comparison c;
+
+	(void)state;
+	welch_compare(b, 4, t, 4, 1, &c);
+	assert_near(c.diff_mean, -50, 1e-12);
+	assert_near(c.penalty_pct, 100, 1e-9);
+	assert_true(c.penalty_ci95_pct[0] < 100);
+	assert_true(c.penalty_ci95_pct[1] > 100);
+	assert_near(c.penalty_ci95_pct[0], -100 * c.welch_ci95[1] / 50, 1e-9);
+	assert_near(c.penalty_ci95_pct[1], -100 * c.welch_ci95[0] / 50, 1e-9);
+	assert_true(c.significant);
+	/* Faster target: negative penalty. */
+	welch_compare(t, 4, b, 4, 1, &c);
+	assert_near(c.penalty_pct, -50, 1e-9);
+}
+
+static void test_welch_not_significant(void **state)
+{
+	double b[] = {1.0, 2.0, 3.0}, t[] = {1.1, 2.1, 3.1};
+	struct comparison c;
+
+	(void)state;
+	welch_compare(b, 3, t, 3, 0, &c);
+	assert_true(c.welch_ci95[0] < 0 && c.welch_ci95[1] > 0);
+	assert_false(c.significant);
+}
+
+static void test_welch_edges(void **state)
+{
+	double one = 1.0, two[] = {2.0, 2.0}, three[] = {3.0, 3.0};
+	double zero[] = {0.0, 0.0}, spread[] = {1.0, 3.0};
+	struct comparison c;
+
+	(void)state;
+	/* n < 2: no spread, interval collapses, never significant. */
+	welch_compare(&one, 1, two, 2, 0, &c);
+	assert_true(finite_cmp(&c));
+	assert_near(c.diff_mean, 1.0, 0);
+	assert_near(c.welch_ci95[0], 1.0, 0);
+	assert_near(c.welch_ci95[1], 1.0, 0);
+	assert_near(c.penalty_pct, 100.0, 1e-12);
+	assert_false(c.significant);
+	/* Zero variance both sides. */
+	welch_compare(two, 2, three, 2, 0, &c);
+	assert_true(finite_cmp(&c));
+	assert_near(c.welch_ci95[1] - c.welch_ci95[0], 0, 0);
+	assert_false(c.significant);
+	/* Zero variance on one side is ordinary Welch (df = n - 1). */
+	welch_compare(two, 2, spread, 2, 0, &c);
+	assert_true(finite_cmp(&c));
+	assert_near(c.welch_ci95[1] - c.welch_ci95[0],
+		    2 * 12.7062047 * sqrt(2.0 / 2), 1e-5);
+	/* Baseline mean 0: no penalty can be expressed. */
+	welch_compare(zero, 2, spread, 2, 0, &c);
+	assert_true(finite_cmp(&c));
+	assert_near(c.penalty_pct, 0, 0);
+	assert_near(c.penalty_ci95_pct[0], 0, 0);
+	assert_false(c.significant);
+	/* Throughput target mean 0: the same. */
+	welch_compare(spread, 2, zero, 2, 1, &c);
+	assert_true(finite_cmp(&c));
+	assert_near(c.penalty_pct, 0, 0);
+	/* No samples at all. */
+	welch_compare(NULL, 0, two, 2, 0, &c);
+	assert_true(finite_cmp(&c));
+	assert_near(c.diff_mean, 0, 0);
+	assert_false(c.significant);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_t_quantile_table),
+		cmocka_unit_test(test_t_quantile_fractional),
+		cmocka_unit_test(test_summarize_known),
+		cmocka_unit_test(test_summarize_edges),
+		cmocka_unit_test(test_welch_zfs_read),
+		cmocka_unit_test(test_welch_zfs_write),
+		cmocka_unit_test(test_welch_higher_is_better),
+		cmocka_unit_test(test_welch_not_significant),
+		cmocka_unit_test(test_welch_edges),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Plain files beside results.json, in the shapes the ZFS report used so
+ * that sort, awk and plotting tools take them as they are:
+ *   <target>-<workload>.csv                 iteration,<metric>,...
+ *   hist-<target>-<workload>-<op>-<layer>.csv  low_ns,high_ns,count
+ *   run.log                                 parameters and caveats
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report_priv.h"
+#include "report.h"
+#include "../stats/stats.h"
+
+struct out_file {
+	FILE *f;
+	char path[PATH_MAX];
+};
+
+static int fail(const char *path, int err)
+{
+	fprintf(stderr, "encbench-trace: cannot write %s: %s\n", path,
+		strerror(err));
+	return -err;
+}
+
+/* Names come from the command line: a '/' must not leave the folder. */
+static void put_name(char *dst, const char *src)
+{
+	for (; *src; src++, dst++)
+		*dst = *src == '/' ? '_' : *src;
+	*dst = '\0';
+}
+
+/* dir/<parts joined by '-'>.<ext>; parts end with NULL. */
+static int out_open(struct out_file *o, const char *dir, const char *ext,
+		    const char *const *parts)
+{
+	size_t n = (size_t)snprintf(o->path, sizeof(o->path), "%s/", dir);
+
+	if (n >= sizeof(o->path))
+		return fail(dir, ENAMETOOLONG);
+	for (int i = 0; parts[i]; i++) {
+		if (n + strlen(parts[i]) + 2 >= sizeof(o->path))
+			return fail(o->path, ENAMETOOLONG);
+		if (i)
+			o->path[n++] = '-';
+		put_name(o->path + n, parts[i]);
+		n += strlen(parts[i]);
+	}
+	if (n + strlen(ext) + 2 >= sizeof(o->path))
+		return fail(o->path, ENAMETOOLONG);
+	snprintf(o->path + n, sizeof(o->path) - n, ".%s", ext);
+	o->f = fopen(o->path, "we");
+	return o->f ? 0 : fail(o->path, errno);
+}
+
+/* Write errors stick in the stream: one check at the end covers them. */
+static int out_close(struct out_file *o)
+{
+	int err = ferror(o->f) ? (errno ? errno : EIO) : 0;
+
+	if (fclose(o->f) && !err)
+		err = errno;
+	o->f = NULL;
+	return err ? fail(o->path, err) : 0;
+}
+
+static bool same_run(const struct result *a, const struct result *b)
+{
+	return !strcmp(a->target, b->target) &&
+	       !strcmp(a->workload, b->workload);
+}
+
+/* All metrics of results[first]'s (target, workload), in result order. */
+static int write_one_csv(const struct results *r, int first, const char *dir)
+{
+	const struct result *m[MAX_METRICS];
+	const char *parts[] = {r->results[first].target,
+			       r->results[first].workload, NULL};
+	struct out_file o;
+	int nm = 0, rows = 0, err;
+
+	for (int i = first; i < r->nr_results && nm < MAX_METRICS; i++) {
+		if (!same_run(&r->results[first], &r->results[i]))
+			continue;
+		m[nm++] = &r->results[i];
+		if (m[nm - 1]->nr_samples > rows)
+			rows = m[nm - 1]->nr_samples;
+	}
+	err = out_open(&o, dir, "csv", parts);
+	if (err)
+		return err;
+	fputs("iteration", o.f);
+	for (int k = 0; k < nm; k++)
+		fprintf(o.f, ",%s", m[k]->metric.name);
+	fputc('\n', o.f);
+	for (int it = 0; it < rows && it < MAX_SAMPLES; it++) {
+		fprintf(o.f, "%d", it + 1);
+		/* A metric with fewer samples leaves its cells empty. */
+		for (int k = 0; k < nm; k++)
+			if (it < m[k]->nr_samples)
+				fprintf(o.f, ",%.6f", m[k]->samples[it]);
+			else
+				fputc(',', o.f);
+		fputc('\n', o.f);
+	}
+	return out_close(&o);
+}
+
+int report_write_csv(const struct results *r, const char *dir)
+{
+	for (int i = 0; i < r->nr_results && i < MAX_RESULTS; i++) {
+		bool seen = false;
+		int err;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = same_run(&r->results[j], &r->results[i]);
+		if (seen)
+			continue;
+		err = write_one_csv(r, i, dir);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int write_one_hist(const struct attribution *a,
+			  const struct layer_result *l, const char *dir)
+{
+	const char *parts[] = {"hist",
+			       a->target,
+			       a->workload,
+			       op_name(a->op),
+			       layer_name(l->layer),
+			       NULL};
+	int first = -1, last = -1, err;
+	struct out_file o;
+
+	for (int s = 0; s < HIST_SLOTS; s++)
+		if (l->slots[s]) {
+			first = first < 0 ? s : first;
+			last = s;
+		}
+	if (first < 0)
+		return 0;
+	err = out_open(&o, dir, "csv", parts);
+	if (err)
+		return err;
+	fputs("low_ns,high_ns,count\n", o.f);
+	for (int s = first; s <= last; s++)
+		fprintf(o.f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+			hist_slot_low(s), hist_slot_high(s), l->slots[s]);
+	return out_close(&o);
+}
+
+int report_write_histograms(const struct results *r, const char *dir)
+{
+	for (int i = 0; i < r->nr_attrib && i < MAX_ATTRIB; i++)
+		for (int l = 0; l < NR_LAYERS; l++) {
+			int err = write_one_hist(&r->attrib[i],
+						 &r->attrib[i].layers[l], dir);
+
+			if (err)
+				return err;
+		}
+	return 0;
+}
+
+/* The first of keys present in the options object, as text. */
+static const char *option(struct json_object *opts, const char *const *keys)
+{
+	struct json_object *v;
+
+	for (; *keys; keys++)
+		if (json_object_object_get_ex(opts, *keys, &v))
+			return json_object_get_string(v);
+	return "(not recorded)";
+}
+
+int report_write_runlog(const struct results *r, const char *dir)
+{
+	static const char *const scratch_k[] = {"scratch", NULL};
+	static const char *const size_k[] = {"size_bytes", "size", NULL};
+	static const char *const runs_k[] = {"runs", "iterations", NULL};
+	static const char *const parts[] = {"run", NULL};
+	const struct run_meta *m = &r->meta;
+	struct json_object *opts = jtext_object(m->options);
+	struct out_file o;
+	int err;
+
+	err = out_open(&o, dir, "log", parts);
+	if (err)
+		goto cleanup;
+	fprintf(o.f, "encbench-trace run log\n\n");
+	fprintf(o.f, "tool version:   %s\n", m->tool_version);
+	fprintf(o.f, "started:        %s (took %.1f s)\n", m->started,
+		m->duration_s);
+	fprintf(o.f, "host:           %s\n", m->hostname);
+	fprintf(o.f, "kernel:         %s (%s)\n", m->caps.kernel, m->caps.arch);
+	fprintf(o.f, "cpu:            %s (AES instructions: %s)\n",
+		m->cpu_model, m->caps.cpu_aes ? "yes" : "no");
+	fprintf(o.f, "output folder:  %s\n", dir);
+	fprintf(o.f, "scratch:        %s\n", option(opts, scratch_k));
+	fprintf(o.f, "file size:      %s bytes\n", option(opts, size_k));
+	fprintf(o.f, "iterations:     %s\n", option(opts, runs_k));
+	/* Re-serialised: json-c writes "/" as "\/" unless told not to. */
+	fprintf(o.f, "all options:    %s\n",
+		opts ? json_object_to_json_string_ext(
+			       opts, JSON_C_TO_STRING_PLAIN |
+					     JSON_C_TO_STRING_NOSLASHESCAPE)
+		     : "{}");
+	fprintf(o.f, "caches dropped: %s\n",
+		m->dropped_caches ? "yes, before every read" : "no");
+	fprintf(o.f, "tracing:        %s%s%s%s\n", m->tracing ? "on" : "off",
+		m->tracing_detail[0] ? " (" : "", m->tracing_detail,
+		m->tracing_detail[0] ? ")" : "");
+	fprintf(o.f, "\ncipher drivers:\n");
+	if (!m->caps.nr_ciphers)
+		fprintf(o.f, "  (none found in /proc/crypto)\n");
+	for (int i = 0; i < m->caps.nr_ciphers && i < MAX_CIPHERS; i++)
+		fprintf(o.f, "  %-12s %-36s hardware: %s\n",
+			m->caps.ciphers[i].name,
+			m->caps.ciphers[i].driver[0] ? m->caps.ciphers[i].driver
+						     : "(no driver)",
+			m->caps.ciphers[i].hw_accel ? "yes" : "no");
+	fprintf(o.f, "\ntargets (the first is the baseline):\n");
+	for (int i = 0; i < r->nr_targets && i < MAX_TARGETS; i++)
+		report_print_target(o.f, &r->targets[i], i == 0, true);
+	fprintf(o.f, "\nworkloads:\n");
+	for (int i = 0; i < r->nr_workloads && i < MAX_WORKLOADS; i++)
+		fprintf(o.f, "  %-12s %s\n", r->workloads[i].name,
+			r->workloads[i].params[0] ? r->workloads[i].params
+						  : "{}");
+	err = out_close(&o);
+cleanup:
+	json_object_put(opts);
+	return err;
+}

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/* File input and output shared by the report writers and readers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report_priv.h"
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Readers never see a half-written file: write a temp file, make
+ * it durable, rename it over the old one, then make the rename durable.
+ */
+int report_write_atomic(const char *dir, const char *name, const char *text)
+{
+	char tmp[PATH_MAX], path[PATH_MAX];
+	int fd = -1, dfd = -1, err = 0;
+	const char *failed = tmp;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+		    (int)sizeof(path) ||
+	    snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+		fprintf(stderr, "encbench-trace: %s/%s: path too long\n", dir,
+			name);
+		return -ENAMETOOLONG;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	err = write_all(fd, text, strlen(text));
+	/* Text files end with a newline; json-c's output does not. */
+	if (!err && (!*text || text[strlen(text) - 1] != '\n'))
+		err = write_all(fd, "\n", 1);
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path)) {
+		err = -errno;
+		failed = path;
+	}
+	if (err) {
+		unlink(tmp);
+		goto cleanup;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || fsync(dfd)) {
+		err = -errno;
+		failed = dir;
+	}
+	if (dfd >= 0)
+		close(dfd);
+cleanup:
+	if (err)
+		fprintf(stderr, "encbench-trace: cannot write %s: %s\n", failed,
+			strerror(-err));
+	return err;
+}
+
+static int slurp(const char *path, char **text, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	for (;;) {
+		if (n + 1 >= cap) {
+			char *nb = realloc(buf, cap = cap ? cap * 2 : 65536);
+
+			if (!nb) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			buf = nb;
+		}
+		n += fread(buf + n, 1, cap - n - 1, f);
+		if (ferror(f)) {
+			err = -EIO;
+			goto cleanup;
+		}
+		if (feof(f))
+			break;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	buf = NULL;
+cleanup:
+	free(buf);
+	fclose(f);
+	return err;
+}
+
+static int parse(const char *path, const char *text, size_t len,
+		 struct json_object **out)
+{
+	struct json_tokener *tok;
+	struct json_object *o;
+	size_t end;
+
+	if (len > INT_MAX) {
+		fprintf(stderr, "encbench-trace: %s: too large\n", path);
+		return -EFBIG;
+	}
+	tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	o = json_tokener_parse_ex(tok, text, (int)len);
+	end = json_tokener_get_parse_end(tok);
+	/* Only whitespace may follow the document. */
+	while (o && end < len && strchr(" \t\r\n", text[end]))
+		end++;
+	if (!o || end != len || !json_object_is_type(o, json_type_object)) {
+		enum json_tokener_error jerr = json_tokener_get_error(tok);
+		const char *why = json_tokener_error_desc(jerr);
+
+		if (o)
+			why = "trailing data or wrong type";
+		else if (jerr == json_tokener_continue)
+			why = "unexpected end";
+		fprintf(stderr,
+			"encbench-trace: %s: not a JSON object (%s at byte "
+			"%zu)\n",
+			path, why, end);
+		json_object_put(o);
+		json_tokener_free(tok);
+		return -EINVAL;
+	}
+	json_tokener_free(tok);
+	*out = o;
+	return 0;
+}
+
+int report_load_json(const char *path, struct json_object **out)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int err;
+
+	*out = NULL;
+	err = slurp(path, &text, &len);
+	if (err) {
+		fprintf(stderr, "encbench-trace: cannot read %s: %s\n", path,
+			strerror(-err));
+		return err;
+	}
+	err = parse(path, text, len, out);
+	free(text);
+	return err;
+}

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: MIT
+/*
+ * results.json writer: the results model as one JSON document, field names
+ * as in the "Results contract" of ARCHITECTURE.md. The reader is
+ * json_read.c; the capability object is json_caps.c.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report_priv.h"
+#include "report.h"
+
+typedef struct json_object *(*to_json_fn)(const void *item);
+
+/* Counts come from other stages: never trust them past the array. */
+static int clamp_n(int n, int max)
+{
+	return n < 0 ? 0 : n > max ? max : n;
+}
+
+/* Finish an object built with OR-ed jadd results. */
+static struct json_object *built(struct json_object *o, int err)
+{
+	if (err) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static struct json_object *array_of(const void *items, int n, size_t size,
+				    to_json_fn fn)
+{
+	struct json_object *a = json_object_new_array();
+	int err = 0;
+
+	if (!a)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		err |= jappend(a, fn((const char *)items + i * size));
+	return built(a, err);
+}
+
+static struct json_object *str_array(const char (*s)[DETAIL_LEN], int n)
+{
+	struct json_object *a = json_object_new_array();
+	int err = 0;
+
+	for (int i = 0; a && i < n; i++)
+		err |= jappend(a, json_object_new_string(s[i]));
+	return built(a, err);
+}
+
+static struct json_object *double_array(const double *d, int n)
+{
+	struct json_object *a = json_object_new_array();
+	int err = 0;
+
+	/* json-c cannot append a null element through jappend. */
+	for (int i = 0; a && i < n; i++)
+		err |= isfinite(d[i]) ? jappend(a, jdouble(d[i]))
+				      : json_object_array_add(a, NULL);
+	return built(a, err);
+}
+
+/* Text that should be a JSON object; {} when empty. */
+static struct json_object *object_text(const char *text)
+{
+	struct json_object *o = jtext_object(text);
+
+	return o ? o : json_object_new_object();
+}
+
+static struct json_object *cipher_drivers(const struct capabilities *caps)
+{
+	struct json_object *o = json_object_new_object();
+	int err = 0;
+
+	for (int i = 0; o && i < clamp_n(caps->nr_ciphers, MAX_CIPHERS); i++)
+		err |= jadd_str(o, caps->ciphers[i].name,
+				caps->ciphers[i].driver);
+	return built(o, err);
+}
+
+static struct json_object *meta_json(const struct run_meta *m)
+{
+	struct json_object *o = json_object_new_object();
+	int err = 0;
+
+	if (!o)
+		return NULL;
+	err |= jadd_str(o, "tool_version", m->tool_version);
+	err |= jadd_str(o, "hostname", m->hostname);
+	err |= jadd_str(o, "kernel", m->caps.kernel);
+	err |= jadd_str(o, "cpu_model", m->cpu_model);
+	err |= jadd_bool(o, "cpu_aes", m->caps.cpu_aes);
+	err |= jadd(o, "cipher_drivers", cipher_drivers(&m->caps));
+	err |= jadd_str(o, "started", m->started);
+	err |= jadd_double(o, "duration_s", m->duration_s);
+	err |= jadd(o, "options", object_text(m->options));
+	err |= jadd_bool(o, "tracing", m->tracing);
+	err |= jadd_str(o, "tracing_detail", m->tracing_detail);
+	err |= jadd_bool(o, "dropped_caches", m->dropped_caches);
+	err |= jadd(o, "capabilities", report_caps_json(&m->caps));
+	return built(o, err);
+}
+
+static struct json_object *device_json(const void *item)
+{
+	const struct device_info *d = item;
+	struct json_object *o = json_object_new_object();
+	int err = 0;
+
+	if (!o)
+		return NULL;
+	err |= jadd_str(o, "name", d->name);
+	err |= jadd_int(o, "major", d->major);
+	err |= jadd_int(o, "minor", d->minor);
+	err |= jadd_str(o, "role", d->role);
+	return built(o, err);
+}
+
+static struct json_object *encryption_json(const struct target_info *t)
+{
+	struct json_object *o = json_object_new_object();
+	int err = 0;
+
+	if (!o)
+		return NULL;
+	err |= jadd_str(o, "scheme", t->encryption.scheme);
+	err |= jadd_str(o, "contents_cipher", t->encryption.contents_cipher);
+	err |= jadd_str(o, "names_cipher", t->encryption.names_cipher);
+	err |= jadd_int(o, "key_bits", t->encryption.key_bits);
+	err |= jadd_str(o, "driver", t->encryption.driver);
+	err |= jadd_bool(o, "hw_accel", t->encryption.hw_accel);
+	return built(o, err);
+}
+
+static struct json_object *target_json(const void *item)
+{
+	const struct target_info *t = item;
+	struct json_object *o = json_object_new_object();
+	int err = 0;
+
+	if (!o)
+		return NULL;
+	err |= jadd_str(o, "name", t->name);
+	err |= jadd_str(o, "kind", t->kind);
+	err |= jadd_str(o, "mount", t->mount);
+	err |= jadd_str(o, "dir", t->dir);
+	err |= jadd_str(o, "fs", t->fs);
+	err |= jadd(o, "devices",
+		    array_of(t->devices, clamp_n(t->nr_devices, MAX_DEVICES),
+			     sizeof(t->devices[0]), device_json));
+	if (t->encrypted)
+		err |= jadd(o, "encryption", encryption_json(t));
+	else
+		err |= json_object_object_add(o, "encryption", NULL) ? -1 : 0;
+	err |= jadd_bool(o, "verified_encrypted", t->verified_encrypted);
+	err |= jadd(o, "notes",
+		    str_array(t->notes, clamp_n(t->nr_notes, MAX_NOTES)));
+	return built(o, err);
+}
+
+static struct json_object *workload_json(const void *item)
+{
+	const struct workload_info *w = item;
+	struct json_object *o = json_object_new_object();
+	int err = 0;
+
+	if (!o)
+		return NULL;
+	err |= jadd_str(o, "name", w->name);
+	err |= jadd(o, "params", object_text(w->params));
+	return built(o, err);
+}
+
+static struct json_object *triple(const char *k[3], const double v[3])
+{
+	struct json_object *o = json_object_new_object();
+	int err = 0;
+
+	for (int i = 0; o && i < 3; i++)
+		err |= jadd_double(o, k[i], v[i]);
+	return built(o, err);
+}
+
+static struct json_object *result_json(const void *item)
+{
+	static const char *cpu_k[3] = {"min", "avg", "max"};
+	static const char *ru_k[3] = {"real_s", "user_s", "sys_s"};
+	const struct result *r = item;
+	const double cpu[3] = {r->cpu.min, r->cpu.avg, r->cpu.max};
+	const double ru[3] = {r->rusage.real_s, r->rusage.user_s,
+			      r->rusage.sys_s};
+	struct json_object *o = json_object_new_object();
+	int err = 0;
+
+	if (!o)
+		return NULL;
+	err |= jadd_str(o, "target", r->target);
+	err |= jadd_str(o, "workload", r->workload);
+	err |= jadd_str(o, "metric", r->metric.name);
+	err |= jadd_str(o, "unit", r->metric.unit);
+	err |= jadd_bool(o, "higher_is_better", r->metric.higher_is_better);
+	err |= jadd(
+		o, "samples",
+		double_array(r->samples, clamp_n(r->nr_samples, MAX_SAMPLES)));
+	err |= jadd_double(o, "mean", r->s.mean);
+	err |= jadd_double(o, "sd", r->s.sd);
+	err |= jadd_double(o, "min", r->s.min);
+	err |= jadd_double(o, "max", r->s.max);
+	err |= jadd_double(o, "median", r->s.median);
+	err |= jadd(o, "ci95", double_array(r->s.ci95, 2));
+	err |= jadd(o, "cpu", triple(cpu_k, cpu));
+	err |= jadd(o, "rusage", triple(ru_k, ru));
+	return built(o, err);
+}
+
+static struct json_object *comparison_json(const void *item)
+{
+	const struct comparison *c = item;
+	struct json_object *o = json_object_new_object();
+	int err = 0;
+
+	if (!o)
+		return NULL;
+	err |= jadd_str(o, "baseline", c->baseline);
+	err |= jadd_str(o, "target", c->target);
+	err |= jadd_str(o, "workload", c->workload);
+	err |= jadd_str(o, "metric", c->metric);
+	err |= jadd_double(o, "diff_mean", c->diff_mean);
+	err |= jadd(o, "welch_ci95", double_array(c->welch_ci95, 2));
+	err |= jadd_double(o, "penalty_pct", c->penalty_pct);
+	err |= jadd(o, "penalty_ci95_pct",
+		    double_array(c->penalty_ci95_pct, 2));
+	err |= jadd_bool(o, "significant", c->significant);
+	return built(o, err);
+}
+
+/* Trailing empty slots are left out; the reader restores them as 0. */
+static struct json_object *slots_json(const uint64_t *slots)
+{
+	struct json_object *a = json_object_new_array();
+	int n = HIST_SLOTS, err = 0;
+
+	while (n > 0 && !slots[n - 1])
+		n--;
+	for (int i = 0; a && i < n; i++)
+		err |= jappend(a, json_object_new_uint64(slots[i]));
+	return built(a, err);
+}
+
+static struct json_object *hist_json(const uint64_t *slots)
+{
+	struct json_object *o = json_object_new_object();
+	int err = 0;
+
+	if (!o)
+		return NULL;
+	err |= jadd_str(o, "unit", "ns");
+	err |= jadd(o, "slots", slots_json(slots));
+	return built(o, err);
+}
+
+static struct json_object *layer_json(const void *item)
+{
+	const struct layer_result *l = item;
+	struct json_object *o = json_object_new_object();
+	int err = 0;
+
+	if (!o)
+		return NULL;
+	err |= jadd_str(o, "layer", layer_name(l->layer));
+	err |= jadd_str(o, "source", l->source);
+	err |= jadd_bool(o, "available", l->available);
+	err |= jadd_u64(o, "count", l->count);
+	err |= jadd_u64(o, "sum_ns", l->sum_ns);
+	err |= jadd_u64(o, "busy_ns", l->busy_ns);
+	err |= jadd_u64(o, "mean_ns", l->mean_ns);
+	err |= jadd_u64(o, "p50_ns", l->p50_ns);
+	err |= jadd_u64(o, "p99_ns", l->p99_ns);
+	err |= jadd_u64(o, "kernel_requests", l->kernel_requests);
+	err |= jadd(o, "hist", hist_json(l->slots));
+	return built(o, err);
+}
+
+static struct json_object *attrib_json(const void *item)
+{
+	const struct attribution *a = item;
+	struct json_object *o = json_object_new_object();
+	int err = 0;
+
+	if (!o)
+		return NULL;
+	err |= jadd_str(o, "target", a->target);
+	err |= jadd_str(o, "workload", a->workload);
+	err |= jadd_str(o, "op", op_name(a->op));
+	err |= jadd_u64(o, "syscall_mean_ns", a->syscall_mean_ns);
+	err |= jadd_double(o, "closure_pct", a->closure_pct);
+	err |= jadd(o, "layers",
+		    array_of(a->layers, NR_LAYERS, sizeof(a->layers[0]),
+			     layer_json));
+	return built(o, err);
+}
+
+static struct json_object *verdict_json(const void *item)
+{
+	const struct verdict *v = item;
+	struct json_object *o = json_object_new_object();
+	int err = 0;
+
+	if (!o)
+		return NULL;
+	err |= jadd_str(o, "target", v->target);
+	err |= jadd_str(o, "workload", v->workload);
+	err |= jadd_str(o, "op", op_name(v->op));
+	err |= jadd_str(o, "summary", v->summary);
+	err |= jadd(
+		o, "evidence",
+		str_array(v->evidence, clamp_n(v->nr_evidence, MAX_EVIDENCE)));
+	return built(o, err);
+}
+
+#define ARRAY_OF(arr, n, max, fn)                                              \
+	array_of((arr), clamp_n((n), (max)), sizeof((arr)[0]), (fn))
+
+static struct json_object *results_json(const struct results *r)
+{
+	struct json_object *o = json_object_new_object();
+	int err = 0;
+
+	if (!o)
+		return NULL;
+	err |= jadd_str(o, "schema", RESULTS_SCHEMA);
+	err |= jadd(o, "meta", meta_json(&r->meta));
+	err |= jadd(
+		o, "targets",
+		ARRAY_OF(r->targets, r->nr_targets, MAX_TARGETS, target_json));
+	err |= jadd(o, "workloads",
+		    ARRAY_OF(r->workloads, r->nr_workloads, MAX_WORKLOADS,
+			     workload_json));
+	err |= jadd(
+		o, "results",
+		ARRAY_OF(r->results, r->nr_results, MAX_RESULTS, result_json));
+	err |= jadd(o, "comparisons",
+		    ARRAY_OF(r->comparisons, r->nr_comparisons, MAX_RESULTS,
+			     comparison_json));
+	err |= jadd(o, "attribution",
+		    ARRAY_OF(r->attrib, r->nr_attrib, MAX_ATTRIB, attrib_json));
+	err |= jadd(o, "verdicts",
+		    ARRAY_OF(r->verdicts, r->nr_verdicts, MAX_ATTRIB,
+			     verdict_json));
+	return built(o, err);
+}
+
+int report_write_json(const struct results *r, const char *dir)
+{
+	const int flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			  JSON_C_TO_STRING_NOSLASHESCAPE;
+	struct json_object *root = results_json(r);
+	const char *text = NULL;
+	int err = -ENOMEM;
+
+	if (root)
+		text = json_object_to_json_string_ext(root, flags);
+	if (text)
+		err = report_write_atomic(dir, "results.json", text);
+	else
+		fprintf(stderr,
+			"encbench-trace: cannot write %s/results.json: out of "
+			"memory\n",
+			dir);
+	json_object_put(root);
+	return err;
+}

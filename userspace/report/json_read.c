@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: MIT
+/*
+ * results.json reader: the inverse of json.c. Every field the model has
+ * comes back exactly (doubles are written in round-trip precision);
+ * options and params come back as compact JSON text, and cipher_drivers is
+ * not read because it repeats meta.capabilities.ciphers. Errors stick
+ * (see report_priv.h): the first one is reported and the rest skipped.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report_priv.h"
+#include "report.h"
+
+/* Layers a future version may add are skipped, not an error. */
+#define MAX_LAYER_ENTRIES 64
+
+typedef void (*from_json_fn)(int *err, struct json_object *o, void *item);
+
+static bool entry_is(int *err, const char *key, size_t i, struct json_object *e,
+		     enum json_type type)
+{
+	if (*err || json_object_is_type(e, type))
+		return !*err;
+	fprintf(stderr,
+		"encbench-trace: JSON member \"%s\": entry %zu is not %s\n",
+		key, i, type == json_type_object ? "an object" : "a string");
+	*err = -EINVAL;
+	return false;
+}
+
+static void read_array(int *err, struct json_object *o, const char *key,
+		       int max, void *items, size_t size, int *count,
+		       from_json_fn fn)
+{
+	struct json_object *a;
+	size_t n = jget_array(err, o, key, (size_t)max, &a);
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(a, i);
+
+		if (entry_is(err, key, i, e, json_type_object))
+			fn(err, e, (char *)items + i * size);
+	}
+	if (!*err)
+		*count = (int)n;
+}
+
+#define READ_ARRAY(err, o, key, arr, max, count, fn)                           \
+	read_array((err), (o), (key), (max), (arr), sizeof((arr)[0]), (count), \
+		   (fn))
+
+static void read_strs(int *err, struct json_object *o, const char *key, int max,
+		      char (*dst)[DETAIL_LEN], int *count)
+{
+	struct json_object *a;
+	size_t n = jget_array(err, o, key, (size_t)max, &a);
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *s = json_object_array_get_idx(a, i);
+
+		if (entry_is(err, key, i, s, json_type_string))
+			snprintf(dst[i], DETAIL_LEN, "%s",
+				 json_object_get_string(s));
+	}
+	if (!*err)
+		*count = (int)n;
+}
+
+static void read_doubles(int *err, struct json_object *o, const char *key,
+			 int max, double *dst, int *count)
+{
+	struct json_object *a;
+	size_t n = jget_array(err, o, key, (size_t)max, &a);
+
+	for (size_t i = 0; i < n; i++)
+		jto_double(err, key, json_object_array_get_idx(a, i), &dst[i]);
+	if (!*err)
+		*count = (int)n;
+}
+
+static void read_op(int *err, struct json_object *o, int *op)
+{
+	char name[NAME_LEN] = "";
+
+	jget_str(err, o, "op", name, sizeof(name));
+	*op = op_from_name(name);
+}
+
+static void meta_from(int *err, struct json_object *o, struct run_meta *m)
+{
+	struct json_object *caps;
+
+	jget_str(err, o, "tool_version", m->tool_version,
+		 sizeof(m->tool_version));
+	jget_str(err, o, "hostname", m->hostname, sizeof(m->hostname));
+	jget_str(err, o, "kernel", m->caps.kernel, sizeof(m->caps.kernel));
+	jget_str(err, o, "cpu_model", m->cpu_model, sizeof(m->cpu_model));
+	jget_bool(err, o, "cpu_aes", &m->caps.cpu_aes);
+	jget_str(err, o, "started", m->started, sizeof(m->started));
+	jget_double(err, o, "duration_s", &m->duration_s);
+	jget_text(err, o, "options", m->options, sizeof(m->options));
+	jget_bool(err, o, "tracing", &m->tracing);
+	jget_str(err, o, "tracing_detail", m->tracing_detail,
+		 sizeof(m->tracing_detail));
+	jget_bool(err, o, "dropped_caches", &m->dropped_caches);
+	caps = jget_object(err, o, "capabilities");
+	if (caps)
+		*err = report_caps_from_json(caps, &m->caps);
+}
+
+static void device_from(int *err, struct json_object *o, void *item)
+{
+	struct device_info *d = item;
+
+	jget_str(err, o, "name", d->name, sizeof(d->name));
+	jget_uint(err, o, "major", &d->major);
+	jget_uint(err, o, "minor", &d->minor);
+	jget_str(err, o, "role", d->role, sizeof(d->role));
+}
+
+static void encryption_from(int *err, struct json_object *o,
+			    struct target_info *t)
+{
+	t->encrypted = true;
+	jget_str(err, o, "scheme", t->encryption.scheme,
+		 sizeof(t->encryption.scheme));
+	jget_str(err, o, "contents_cipher", t->encryption.contents_cipher,
+		 sizeof(t->encryption.contents_cipher));
+	jget_str(err, o, "names_cipher", t->encryption.names_cipher,
+		 sizeof(t->encryption.names_cipher));
+	jget_int(err, o, "key_bits", &t->encryption.key_bits);
+	jget_str(err, o, "driver", t->encryption.driver,
+		 sizeof(t->encryption.driver));
+	jget_bool(err, o, "hw_accel", &t->encryption.hw_accel);
+}
+
+static void target_from(int *err, struct json_object *o, void *item)
+{
+	struct target_info *t = item;
+	struct json_object *enc;
+
+	jget_str(err, o, "name", t->name, sizeof(t->name));
+	jget_str(err, o, "kind", t->kind, sizeof(t->kind));
+	jget_str(err, o, "mount", t->mount, sizeof(t->mount));
+	jget_str(err, o, "dir", t->dir, sizeof(t->dir));
+	jget_str(err, o, "fs", t->fs, sizeof(t->fs));
+	READ_ARRAY(err, o, "devices", t->devices, MAX_DEVICES, &t->nr_devices,
+		   device_from);
+	/* null: not encrypted. */
+	enc = jget_object(err, o, "encryption");
+	if (enc)
+		encryption_from(err, enc, t);
+	jget_bool(err, o, "verified_encrypted", &t->verified_encrypted);
+	read_strs(err, o, "notes", MAX_NOTES, t->notes, &t->nr_notes);
+}
+
+static void workload_from(int *err, struct json_object *o, void *item)
+{
+	struct workload_info *w = item;
+
+	jget_str(err, o, "name", w->name, sizeof(w->name));
+	jget_text(err, o, "params", w->params, sizeof(w->params));
+}
+
+static void result_from(int *err, struct json_object *o, void *item)
+{
+	struct result *r = item;
+	struct json_object *cpu, *ru;
+
+	jget_str(err, o, "target", r->target, sizeof(r->target));
+	jget_str(err, o, "workload", r->workload, sizeof(r->workload));
+	jget_str(err, o, "metric", r->metric.name, sizeof(r->metric.name));
+	jget_str(err, o, "unit", r->metric.unit, sizeof(r->metric.unit));
+	jget_bool(err, o, "higher_is_better", &r->metric.higher_is_better);
+	read_doubles(err, o, "samples", MAX_SAMPLES, r->samples,
+		     &r->nr_samples);
+	jget_double(err, o, "mean", &r->s.mean);
+	jget_double(err, o, "sd", &r->s.sd);
+	jget_double(err, o, "min", &r->s.min);
+	jget_double(err, o, "max", &r->s.max);
+	jget_double(err, o, "median", &r->s.median);
+	jget_pair(err, o, "ci95", r->s.ci95);
+	cpu = jget_object(err, o, "cpu");
+	jget_double(err, cpu, "min", &r->cpu.min);
+	jget_double(err, cpu, "avg", &r->cpu.avg);
+	jget_double(err, cpu, "max", &r->cpu.max);
+	ru = jget_object(err, o, "rusage");
+	jget_double(err, ru, "real_s", &r->rusage.real_s);
+	jget_double(err, ru, "user_s", &r->rusage.user_s);
+	jget_double(err, ru, "sys_s", &r->rusage.sys_s);
+}
+
+static void comparison_from(int *err, struct json_object *o, void *item)
+{
+	struct comparison *c = item;
+
+	jget_str(err, o, "baseline", c->baseline, sizeof(c->baseline));
+	jget_str(err, o, "target", c->target, sizeof(c->target));
+	jget_str(err, o, "workload", c->workload, sizeof(c->workload));
+	jget_str(err, o, "metric", c->metric, sizeof(c->metric));
+	jget_double(err, o, "diff_mean", &c->diff_mean);
+	jget_pair(err, o, "welch_ci95", c->welch_ci95);
+	jget_double(err, o, "penalty_pct", &c->penalty_pct);
+	jget_pair(err, o, "penalty_ci95_pct", c->penalty_ci95_pct);
+	jget_bool(err, o, "significant", &c->significant);
+}
+
+/* Slots were trimmed of trailing zeros (the caller zeroed the rest). */
+static void hist_from(int *err, struct json_object *o, uint64_t *slots)
+{
+	struct json_object *h = jget_object(err, o, "hist"), *a;
+	char unit[8] = "ns";
+	size_t n;
+
+	jget_str(err, h, "unit", unit, sizeof(unit));
+	if (!*err && strcmp(unit, "ns")) {
+		fprintf(stderr,
+			"encbench-trace: histogram unit \"%s\": only "
+			"\"ns\" is known\n",
+			unit);
+		*err = -EINVAL;
+	}
+	n = jget_array(err, h, "slots", SIZE_MAX, &a);
+	for (size_t i = 0; i < n && !*err; i++) {
+		struct json_object *v = json_object_array_get_idx(a, i);
+		uint64_t count = 0;
+
+		if (!json_object_is_type(v, json_type_int) ||
+		    json_object_get_int64(v) < 0) {
+			fprintf(stderr,
+				"encbench-trace: histogram slot %zu "
+				"is not a count\n",
+				i);
+			*err = -EINVAL;
+			break;
+		}
+		count = json_object_get_uint64(v);
+		/* A longer histogram folds into our open-ended last slot. */
+		slots[i < HIST_SLOTS ? i : HIST_SLOTS - 1] += count;
+	}
+}
+
+static void layer_from(int *err, struct json_object *o, struct attribution *a)
+{
+	char name[NAME_LEN] = "";
+	struct layer_result *l;
+	int idx;
+
+	jget_str(err, o, "layer", name, sizeof(name));
+	idx = layer_from_name(name);
+	if (*err || idx < 0)
+		return;
+	l = &a->layers[idx];
+	jget_str(err, o, "source", l->source, sizeof(l->source));
+	jget_bool(err, o, "available", &l->available);
+	jget_u64(err, o, "count", &l->count);
+	jget_u64(err, o, "sum_ns", &l->sum_ns);
+	jget_u64(err, o, "busy_ns", &l->busy_ns);
+	jget_u64(err, o, "mean_ns", &l->mean_ns);
+	jget_u64(err, o, "p50_ns", &l->p50_ns);
+	jget_u64(err, o, "p99_ns", &l->p99_ns);
+	jget_u64(err, o, "kernel_requests", &l->kernel_requests);
+	hist_from(err, o, l->slots);
+}
+
+static void attrib_from(int *err, struct json_object *o, void *item)
+{
+	struct attribution *a = item;
+	struct json_object *arr;
+	size_t n;
+
+	for (int l = 0; l < NR_LAYERS; l++)
+		a->layers[l].layer = l;
+	jget_str(err, o, "target", a->target, sizeof(a->target));
+	jget_str(err, o, "workload", a->workload, sizeof(a->workload));
+	read_op(err, o, &a->op);
+	jget_u64(err, o, "syscall_mean_ns", &a->syscall_mean_ns);
+	jget_double(err, o, "closure_pct", &a->closure_pct);
+	/* Entries are placed by layer name, not position. */
+	n = jget_array(err, o, "layers", MAX_LAYER_ENTRIES, &arr);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i);
+
+		if (entry_is(err, "layers", i, e, json_type_object))
+			layer_from(err, e, a);
+	}
+}
+
+static void verdict_from(int *err, struct json_object *o, void *item)
+{
+	struct verdict *v = item;
+
+	jget_str(err, o, "target", v->target, sizeof(v->target));
+	jget_str(err, o, "workload", v->workload, sizeof(v->workload));
+	read_op(err, o, &v->op);
+	jget_str(err, o, "summary", v->summary, sizeof(v->summary));
+	read_strs(err, o, "evidence", MAX_EVIDENCE, v->evidence,
+		  &v->nr_evidence);
+}
+
+static int results_from(struct json_object *root, struct results *r)
+{
+	char schema[NAME_LEN] = "";
+	struct json_object *meta;
+	int err = 0;
+
+	jget_str(&err, root, "schema", schema, sizeof(schema));
+	if (!err && strcmp(schema, RESULTS_SCHEMA)) {
+		fprintf(stderr,
+			"encbench-trace: schema \"%s\", expected \"%s\"\n",
+			schema, RESULTS_SCHEMA);
+		return -EINVAL;
+	}
+	meta = jget_object(&err, root, "meta");
+	meta_from(&err, meta, &r->meta);
+	READ_ARRAY(&err, root, "targets", r->targets, MAX_TARGETS,
+		   &r->nr_targets, target_from);
+	READ_ARRAY(&err, root, "workloads", r->workloads, MAX_WORKLOADS,
+		   &r->nr_workloads, workload_from);
+	READ_ARRAY(&err, root, "results", r->results, MAX_RESULTS,
+		   &r->nr_results, result_from);
+	READ_ARRAY(&err, root, "comparisons", r->comparisons, MAX_RESULTS,
+		   &r->nr_comparisons, comparison_from);
+	READ_ARRAY(&err, root, "attribution", r->attrib, MAX_ATTRIB,
+		   &r->nr_attrib, attrib_from);
+	READ_ARRAY(&err, root, "verdicts", r->verdicts, MAX_ATTRIB,
+		   &r->nr_verdicts, verdict_from);
+	return err;
+}
+
+int report_read_json(const char *path, struct results *r)
+{
+	struct json_object *root = NULL;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	err = report_load_json(path, &root);
+	if (err)
+		return err;
+	err = results_from(root, r);
+	if (err)
+		fprintf(stderr,
+			"encbench-trace: %s: not a usable results "
+			"file\n",
+			path);
+	json_object_put(root);
+	return err;
+}

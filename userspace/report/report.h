@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Report writers: they format a finished struct results and compute
+ * nothing. One JSON path (json-c) serves results.json, `probe --json` and
+ * reading results back.
+ */
+#ifndef ENCBENCH_REPORT_H
+#define ENCBENCH_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "../common/results.h"
+
+/* results.json: one document, written to dir/results.json.tmp then renamed. */
+int report_write_json(const struct results *r, const char *dir);
+/* Parse a results.json back into *r (for `report` and tests). */
+int report_read_json(const char *path, struct results *r);
+/* The capability object used both in results.json meta and `probe --json`. */
+struct json_object *report_caps_json(const struct capabilities *caps);
+int report_caps_from_json(struct json_object *o, struct capabilities *caps);
+
+/* Per-iteration CSV per (target, workload): iteration,<metric>,... */
+int report_write_csv(const struct results *r, const char *dir);
+/* One CSV per (target, workload, op, layer): low_ns,high_ns,count. */
+int report_write_histograms(const struct results *r, const char *dir);
+/* run.log: parameters, kernel, cipher drivers, caveats. */
+int report_write_runlog(const struct results *r, const char *dir);
+
+/* Terminal: comparison table, attribution table, histograms (unless
+ * !histograms), verdicts and caveats. */
+void report_print_text(const struct results *r, FILE *out, bool histograms);
+void report_print_caps(const struct capabilities *caps, FILE *out);
+
+#endif /* ENCBENCH_REPORT_H */

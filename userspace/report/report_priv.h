@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the report writers and readers. Private to
+ * userspace/report.
+ */
+#ifndef ENCBENCH_REPORT_PRIV_H
+#define ENCBENCH_REPORT_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "../common/results.h"
+
+/* The results.json "schema" member this version writes and reads. */
+#define RESULTS_SCHEMA "encbench-trace/1"
+
+/*
+ * Builders: each adds one member to object o and returns 0, or -1 when out
+ * of memory (the value is then freed). Callers OR the results together and
+ * check once per object.
+ */
+int jadd(struct json_object *o, const char *key, struct json_object *v);
+int jadd_str(struct json_object *o, const char *key, const char *s);
+int jadd_bool(struct json_object *o, const char *key, bool b);
+int jadd_int(struct json_object *o, const char *key, int64_t i);
+int jadd_u64(struct json_object *o, const char *key, uint64_t u);
+/* Non-finite doubles have no JSON form: written as null. */
+int jadd_double(struct json_object *o, const char *key, double d);
+struct json_object *jdouble(double d);
+/* Append v to array a; same contract as jadd. */
+int jappend(struct json_object *a, struct json_object *v);
+/* Parse JSON object text; NULL for empty text. Text that is not an object
+ * comes back as a JSON string so that nothing is lost or made invalid. */
+struct json_object *jtext_object(const char *text);
+
+/*
+ * Readers, with a sticky error: each does nothing once *err is set, and
+ * sets it (negative errno, with a message naming the member) when a
+ * member has the wrong type. A missing member leaves the destination as
+ * it is (zeroed by the caller). Strings longer than the destination are
+ * an error: a cut path or name would come back as a different value.
+ */
+void jget_str(int *err, struct json_object *o, const char *key, char *buf,
+	      size_t len);
+void jget_bool(int *err, struct json_object *o, const char *key, bool *b);
+void jget_int(int *err, struct json_object *o, const char *key, int *i);
+void jget_uint(int *err, struct json_object *o, const char *key,
+	       unsigned int *u);
+void jget_u64(int *err, struct json_object *o, const char *key, uint64_t *u);
+/* null reads as NaN, the value that was written as null. */
+void jget_double(int *err, struct json_object *o, const char *key, double *d);
+/* The same for a value v (e.g. an array element) of member key. */
+void jto_double(int *err, const char *key, struct json_object *v, double *d);
+/* [lo, hi] pair of doubles. */
+void jget_pair(int *err, struct json_object *o, const char *key, double out[2]);
+/* Member that must be an array of at most max elements: its length, and
+ * the array in *arr (NULL and 0 when absent). */
+size_t jget_array(int *err, struct json_object *o, const char *key, size_t max,
+		  struct json_object **arr);
+/* Member that must be an object; NULL when absent or null. */
+struct json_object *jget_object(int *err, struct json_object *o,
+				const char *key);
+/* Object (or string) member back into compact JSON object text. */
+void jget_text(int *err, struct json_object *o, const char *key, char *buf,
+	       size_t len);
+
+/*
+ * json_caps.c: the capability groups, each ending with a NULL name, in the
+ * order of the JSON object and of `probe` output.
+ */
+struct cap_field {
+	const char *name;
+	size_t offset; /* of a struct cap in struct capabilities */
+};
+
+extern const struct cap_field report_caps_top[], report_caps_attach[],
+	report_caps_storage[], report_caps_io[];
+const struct cap *report_cap_at(const struct capabilities *c, size_t off);
+
+/*
+ * fileio.c. Both print a one-line message naming the file on failure and
+ * return negative errno.
+ */
+/* dir/name.tmp, fsync, rename to dir/name, fsync dir. Adds a final
+ * newline when text lacks one. */
+int report_write_atomic(const char *dir, const char *name, const char *text);
+/* Whole file as one JSON object (nothing but whitespace may follow). */
+int report_load_json(const char *path, struct json_object **out);
+
+/*
+ * Text pieces shared by text*.c and csv.c (run.log).
+ */
+/* A target: file system, devices, encryption; its notes when asked. */
+void report_print_target(FILE *out, const struct target_info *t, bool baseline,
+			 bool notes);
+/* Decimals that show v >= 1 to three significant digits. */
+static inline int report_decimals(double v)
+{
+	if (v >= 100)
+		return 0;
+	return v >= 10 ? 1 : 2;
+}
+/* Section (b) of the text report: attribution tables. */
+void report_print_attribution(const struct results *r, FILE *out);
+/* Section (c) of the text report: every non-empty histogram. */
+void report_print_histograms(const struct results *r, FILE *out);
+
+#endif /* ENCBENCH_REPORT_PRIV_H */

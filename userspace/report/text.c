@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The terminal report, for a reader who has never seen the program:
+ *  (a) per workload, the LUKS report's table: rows are metrics, columns
+ *      each target's mean, then penalty % and its 95 % CI per target;
+ *  (b) per target and op, where the time goes, layer by layer
+ *      (text_attrib.c);
+ *  (c) latency histograms (text_hist.c);
+ *  (d) verdicts, then every caveat the targets recorded.
+ * It formats the model only; the one arithmetic done here is turning
+ * rusage means into a penalty for display.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report_priv.h"
+#include "report.h"
+
+#define COL_METRIC  16
+#define COL_TARGET  16
+#define COL_PENALTY 11
+#define COL_CI	    18
+
+/* Benchmark values: 31.242, 0.031, 4521.3, 0.000123. */
+static const char *fmt_val(double v, char *buf, size_t len)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		snprintf(buf, len, "n/a");
+	else if (a >= 1000)
+		snprintf(buf, len, "%.0f", v);
+	else if (a >= 100)
+		snprintf(buf, len, "%.1f", v);
+	else if (a >= 0.01 || a == 0)
+		snprintf(buf, len, "%.3f", v);
+	else
+		snprintf(buf, len, "%.3g", v);
+	return buf;
+}
+
+/* Counts come from other stages: never index past the array. */
+static int nr_targets(const struct results *r)
+{
+	if (r->nr_targets < 0)
+		return 0;
+	return r->nr_targets < MAX_TARGETS ? r->nr_targets : MAX_TARGETS;
+}
+
+static int width(const char *s, int min)
+{
+	int n = (int)strlen(s) + 2;
+
+	return n > min ? n : min;
+}
+
+static const struct result *find_result(const struct results *r,
+					const char *target,
+					const char *workload,
+					const char *metric)
+{
+	for (int i = 0; i < r->nr_results && i < MAX_RESULTS; i++) {
+		const struct result *x = &r->results[i];
+
+		if (!strcmp(x->target, target) &&
+		    !strcmp(x->workload, workload) &&
+		    !strcmp(x->metric.name, metric))
+			return x;
+	}
+	return NULL;
+}
+
+static const struct comparison *find_cmp(const struct results *r,
+					 const char *target,
+					 const char *workload,
+					 const char *metric)
+{
+	for (int i = 0; i < r->nr_comparisons && i < MAX_RESULTS; i++) {
+		const struct comparison *c = &r->comparisons[i];
+
+		if (!strcmp(c->target, target) &&
+		    !strcmp(c->workload, workload) &&
+		    !strcmp(c->metric, metric))
+			return c;
+	}
+	return NULL;
+}
+
+/* Column layout of the results tables, the same for every workload. */
+struct table {
+	int nt;
+	int w_target[MAX_TARGETS], w_pen[MAX_TARGETS], w_ci[MAX_TARGETS];
+	char pen[MAX_TARGETS][NAME_LEN + 16], ci[MAX_TARGETS][NAME_LEN + 16];
+};
+
+/* A line built cell by cell, printed without trailing blanks. */
+struct row {
+	char s[1024];
+	size_t n;
+};
+
+static void table_init(const struct results *r, struct table *t)
+{
+	t->nt = nr_targets(r);
+	for (int k = 0; k < t->nt; k++) {
+		t->w_target[k] = width(r->targets[k].name, COL_TARGET);
+		/* One compared target: short labels, as in the LUKS report. */
+		if (t->nt > 2) {
+			snprintf(t->pen[k], sizeof(t->pen[k]), "%s %%",
+				 r->targets[k].name);
+			snprintf(t->ci[k], sizeof(t->ci[k]), "%s 95%% CI",
+				 r->targets[k].name);
+		} else {
+			snprintf(t->pen[k], sizeof(t->pen[k]), "penalty");
+			snprintf(t->ci[k], sizeof(t->ci[k]), "95%% CI");
+		}
+		t->w_pen[k] = width(t->pen[k], COL_PENALTY);
+		t->w_ci[k] = width(t->ci[k], COL_CI);
+	}
+}
+
+static void cell(struct row *row, int w, const char *text)
+{
+	int n;
+
+	if (row->n >= sizeof(row->s))
+		return;
+	n = snprintf(row->s + row->n, sizeof(row->s) - row->n, "%-*s", w, text);
+	row->n += n > 0 ? (size_t)n : 0;
+	row->n = row->n < sizeof(row->s) ? row->n : sizeof(row->s) - 1;
+}
+
+static void row_end(struct row *row, FILE *out)
+{
+	while (row->n && row->s[row->n - 1] == ' ')
+		row->n--;
+	row->s[row->n] = '\0';
+	fprintf(out, "%s\n", row->s);
+	row->n = 0;
+}
+
+static void print_header(const struct results *r, const struct table *t,
+			 FILE *out)
+{
+	struct row row = {.n = 0};
+
+	cell(&row, COL_METRIC, "metric");
+	for (int k = 0; k < t->nt; k++)
+		cell(&row, t->w_target[k], r->targets[k].name);
+	for (int k = 1; k < t->nt; k++) {
+		cell(&row, t->w_pen[k], t->pen[k]);
+		cell(&row, t->w_ci[k], t->ci[k]);
+	}
+	row_end(&row, out);
+}
+
+static void print_metric_row(const struct results *r, const struct table *t,
+			     const char *wl, const char *metric, FILE *out)
+{
+	char a[32], b[32], text[80];
+	struct row row = {.n = 0};
+
+	cell(&row, COL_METRIC, metric);
+	for (int k = 0; k < t->nt; k++) {
+		const struct result *x =
+			find_result(r, r->targets[k].name, wl, metric);
+
+		snprintf(text, sizeof(text), "-");
+		if (x)
+			snprintf(text, sizeof(text), "%s +-%s",
+				 fmt_val(x->s.mean, a, sizeof(a)),
+				 fmt_val(x->s.sd, b, sizeof(b)));
+		cell(&row, t->w_target[k], text);
+	}
+	for (int k = 1; k < t->nt; k++) {
+		const struct comparison *c =
+			find_cmp(r, r->targets[k].name, wl, metric);
+
+		snprintf(text, sizeof(text), "-");
+		if (c)
+			snprintf(text, sizeof(text), "%s%+.1f %%",
+				 c->significant ? "" : "~", c->penalty_pct);
+		cell(&row, t->w_pen[k], text);
+		if (c)
+			snprintf(text, sizeof(text), "[%+.1f, %+.1f] %%",
+				 c->penalty_ci95_pct[0],
+				 c->penalty_ci95_pct[1]);
+		cell(&row, t->w_ci[k], text);
+	}
+	row_end(&row, out);
+}
+
+static double rusage_of(const struct result *x, int i)
+{
+	if (!x)
+		return NAN;
+	switch (i) {
+	case 0:
+		return x->rusage.real_s;
+	case 1:
+		return x->rusage.user_s;
+	default:
+		return x->rusage.sys_s;
+	}
+}
+
+/* The LUKS report's Elapsed/User/System, beneath the metric they belong
+ * to. Only a point penalty: rusage is kept as per-run means. */
+static bool print_rusage_rows(const struct results *r, const struct table *t,
+			      const char *wl, const char *metric, FILE *out)
+{
+	static const char *const label[3] = {"  elapsed (s)", "  user (s)",
+					     "  system (s)"};
+	const struct result *x[MAX_TARGETS] = {NULL};
+	struct row row = {.n = 0};
+	char text[32];
+	bool any = false;
+
+	for (int k = 0; k < t->nt; k++) {
+		x[k] = find_result(r, r->targets[k].name, wl, metric);
+		for (int i = 0; i < 3; i++)
+			any |= rusage_of(x[k], i) > 0;
+	}
+	for (int i = 0; any && i < 3; i++) {
+		double base = rusage_of(x[0], i);
+
+		cell(&row, COL_METRIC, label[i]);
+		for (int k = 0; k < t->nt; k++)
+			cell(&row, t->w_target[k],
+			     fmt_val(rusage_of(x[k], i), text, sizeof(text)));
+		for (int k = 1; k < t->nt; k++) {
+			double v = rusage_of(x[k], i);
+
+			snprintf(text, sizeof(text), "-");
+			if (base > 0 && isfinite(v))
+				snprintf(text, sizeof(text), "%+.1f %%",
+					 100.0 * (v - base) / base);
+			cell(&row, t->w_pen[k], text);
+			cell(&row, t->w_ci[k], "-");
+		}
+		row_end(&row, out);
+	}
+	return any;
+}
+
+static void print_workload(const struct results *r, const char *wl, FILE *out)
+{
+	const char *metrics[MAX_METRICS];
+	int nm = 0, nmin = MAX_SAMPLES, nmax = 0;
+	bool rusage = false;
+	struct table t;
+
+	for (int i = 0; i < r->nr_results && i < MAX_RESULTS; i++) {
+		const struct result *x = &r->results[i];
+		bool seen = false;
+
+		if (strcmp(x->workload, wl))
+			continue;
+		nmin = x->nr_samples < nmin ? x->nr_samples : nmin;
+		nmax = x->nr_samples > nmax ? x->nr_samples : nmax;
+		for (int k = 0; k < nm && !seen; k++)
+			seen = !strcmp(metrics[k], x->metric.name);
+		if (!seen && nm < MAX_METRICS)
+			metrics[nm++] = x->metric.name;
+	}
+	if (!nm)
+		return;
+	if (nmin == nmax)
+		fprintf(out, "\n%s: mean +- sd of %d runs per target\n", wl,
+			nmax);
+	else
+		fprintf(out, "\n%s: mean +- sd of %d to %d runs per target\n",
+			wl, nmin, nmax);
+	table_init(r, &t);
+	print_header(r, &t, out);
+	for (int k = 0; k < nm; k++) {
+		print_metric_row(r, &t, wl, metrics[k], out);
+		rusage |= print_rusage_rows(r, &t, wl, metrics[k], out);
+	}
+	if (nr_targets(r) < 2)
+		return;
+	fprintf(out,
+		"penalty: how much worse than %s, positive = worse (more time,"
+		" or less\nthroughput counted as more time per unit of work)."
+		" 95%% CI: Welch's t-test.\n~ marks a difference that is not "
+		"significant (its CI includes 0).\n",
+		r->targets[0].name);
+	if (rusage)
+		fprintf(out, "elapsed/user/system: per-run means from "
+			     "getrusage, without a CI.\n");
+}
+
+void report_print_target(FILE *out, const struct target_info *t, bool baseline,
+			 bool notes)
+{
+	fprintf(out, "  %s%s: %s, %s on %s\n", t->name,
+		baseline ? " (baseline)" : "", t->kind, t->fs, t->mount);
+	if (t->dir[0] && strcmp(t->dir, t->mount))
+		fprintf(out, "    files in %s\n", t->dir);
+	fprintf(out, "    devices:");
+	for (int d = 0; d < t->nr_devices && d < MAX_DEVICES; d++)
+		fprintf(out, "%s %s %u:%u (%s)", d ? "," : "",
+			t->devices[d].name, t->devices[d].major,
+			t->devices[d].minor, t->devices[d].role);
+	fprintf(out, "%s\n", t->nr_devices > 0 ? "" : " none recorded");
+	if (!t->encrypted) {
+		fprintf(out, "    encryption: none\n");
+	} else {
+		fprintf(out, "    encryption: %s, contents %s",
+			t->encryption.scheme, t->encryption.contents_cipher);
+		if (t->encryption.names_cipher[0])
+			fprintf(out, ", names %s", t->encryption.names_cipher);
+		fprintf(out, ", %d-bit key\n", t->encryption.key_bits);
+		fprintf(out,
+			"    done by %s (hardware-accelerated: %s); verified "
+			"encrypted on disk: %s\n",
+			t->encryption.driver[0] ? t->encryption.driver
+						: "an unknown driver",
+			t->encryption.hw_accel ? "yes" : "no",
+			t->verified_encrypted ? "yes" : "no");
+	}
+	for (int i = 0; notes && i < t->nr_notes && i < MAX_NOTES; i++)
+		fprintf(out, "    note: %s\n", t->notes[i]);
+}
+
+static void print_closing(const struct results *r, FILE *out)
+{
+	bool any = false;
+
+	if (r->nr_verdicts > 0)
+		fprintf(out, "\nVerdicts\n");
+	for (int i = 0; i < r->nr_verdicts && i < MAX_ATTRIB; i++) {
+		const struct verdict *v = &r->verdicts[i];
+
+		fprintf(out, "  %s, %s, %s: %s\n", v->target, v->workload,
+			op_name(v->op), v->summary);
+		for (int e = 0; e < v->nr_evidence && e < MAX_EVIDENCE; e++)
+			fprintf(out, "    - %s\n", v->evidence[e]);
+	}
+	for (int i = 0; i < r->nr_targets && i < MAX_TARGETS; i++) {
+		const struct target_info *t = &r->targets[i];
+
+		for (int n = 0; n < t->nr_notes && n < MAX_NOTES; n++) {
+			if (!any)
+				fprintf(out, "\nNotes and caveats\n");
+			any = true;
+			fprintf(out, "  %s: %s\n", t->name, t->notes[n]);
+		}
+	}
+}
+
+void report_print_text(const struct results *r, FILE *out, bool histograms)
+{
+	const struct run_meta *m = &r->meta;
+
+	fprintf(out, "encbench-trace %s on %s, kernel %s, started %s\n",
+		m->tool_version, m->hostname, m->caps.kernel, m->started);
+	fprintf(out, "CPU: %s (AES instructions: %s)\n", m->cpu_model,
+		m->caps.cpu_aes ? "yes" : "no");
+	fprintf(out, "Page cache dropped before reads: %s\n",
+		m->dropped_caches ? "yes" : "no");
+	fprintf(out, "\nTargets\n");
+	for (int i = 0; i < r->nr_targets && i < MAX_TARGETS; i++)
+		report_print_target(out, &r->targets[i], i == 0, false);
+
+	fprintf(out, "\nResults\n");
+	for (int w = 0; w < r->nr_workloads && w < MAX_WORKLOADS; w++)
+		print_workload(r, r->workloads[w].name, out);
+
+	report_print_attribution(r, out);
+	if (histograms)
+		report_print_histograms(r, out);
+	print_closing(r, out);
+}

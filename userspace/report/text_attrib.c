@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Section (b) of the text report: for each target and op, one row per
+ * layer (count, mean, p99, busy share of the syscall's time, source), the
+ * closure and its residue. Unavailable layers are listed with the reason,
+ * never left out. The busy share is the one ratio computed here.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "report_priv.h"
+#include "report.h"
+
+/* A latency in human units: "850 ns", "12.3 us", "4.00 ms", "1.25 s". */
+static const char *fmt_ns(uint64_t ns, char *buf, size_t len)
+{
+	static const struct {
+		double div;
+		const char *unit;
+	} u[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}};
+
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		double v = (double)ns / u[i].div;
+
+		if (v < 1.0)
+			continue;
+		snprintf(buf, len, "%.*f %s", report_decimals(v), v, u[i].unit);
+		return buf;
+	}
+	snprintf(buf, len, "%" PRIu64 " ns", ns);
+	return buf;
+}
+
+static void print_layer(const struct layer_result *l, uint64_t sc_busy,
+			FILE *out)
+{
+	char mean[32], p99[32], busy[16];
+
+	if (!l->available) {
+		fprintf(out, "  %-12s %9s %10s %10s %7s  %s\n",
+			layer_name(l->layer), "-", "-", "-", "-",
+			l->source[0] ? l->source : "unavailable");
+		return;
+	}
+	if (sc_busy)
+		snprintf(busy, sizeof(busy), "%.1f",
+			 100.0 * (double)l->busy_ns / (double)sc_busy);
+	else
+		snprintf(busy, sizeof(busy), "-");
+	fprintf(out, "  %-12s %9" PRIu64 " %10s %10s %7s  %s\n",
+		layer_name(l->layer), l->count,
+		fmt_ns(l->mean_ns, mean, sizeof(mean)),
+		fmt_ns(l->p99_ns, p99, sizeof(p99)), busy, l->source);
+}
+
+static void print_attrib(const struct attribution *a, FILE *out)
+{
+	uint64_t sc_busy = a->layers[LAYER_SYSCALL].busy_ns;
+	char mean[32];
+
+	fprintf(out, "\n%s, %s, %s: one %s call takes %s on average\n",
+		a->target, a->workload, op_name(a->op), op_name(a->op),
+		fmt_ns(a->syscall_mean_ns, mean, sizeof(mean)));
+	fprintf(out, "  %-12s %9s %10s %10s %7s  %s\n", "layer", "count",
+		"mean", "p99", "busy %", "source");
+	for (int l = 0; l < NR_LAYERS; l++)
+		print_layer(&a->layers[l], sc_busy, out);
+	if (a->closure_pct <= 100.0)
+		fprintf(out,
+			"  closure: the layers below syscall cover %.1f %% of "
+			"its time;\n  residue %.1f %% is in no measured "
+			"layer.\n",
+			a->closure_pct, 100.0 - a->closure_pct);
+	else
+		fprintf(out,
+			"  closure: the layers below syscall add up to %.1f %% "
+			"of its time;\n  residue %.1f %%: they overlap, or "
+			"count work the caller did not wait for.\n",
+			a->closure_pct, 100.0 - a->closure_pct);
+}
+
+void report_print_attribution(const struct results *r, FILE *out)
+{
+	fprintf(out, "\nWhere the time goes\n");
+	if (!r->meta.tracing) {
+		fprintf(out, "  attribution is off: %s\n",
+			r->meta.tracing_detail[0] ? r->meta.tracing_detail
+						  : "no reason recorded");
+		return;
+	}
+	if (r->nr_attrib <= 0) {
+		fprintf(out, "  no attribution was recorded\n");
+		return;
+	}
+	fprintf(out, "  busy %% = share of the syscall's wall time during "
+		     "which the layer\n  had work in flight\n");
+	for (int i = 0; i < r->nr_attrib && i < MAX_ATTRIB; i++)
+		print_attrib(&r->attrib[i], out);
+}
