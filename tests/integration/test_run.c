@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The real program, as root, on this kernel: real loop devices, real ext4
+ * and fscrypt, real BPF. Asserts the results contract, the attribution
+ * (fscrypt reads spend time in `crypt`, plain reads none), the files, the
+ * one-line errors, and that nothing is left behind, Ctrl-C included.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "leftovers.h"
+
+static char tmp[] = "/var/tmp/encbench-itest.XXXXXX";
+static char out[PATH_MAX];
+static const char *bin;
+static struct json_object *results; /* of the one full run */
+
+/* Run the program with argv, stdout/stderr to files; exit status. */
+static int run_prog(const char *const *argv, const char *uid)
+{
+	char path[PATH_MAX];
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		snprintf(path, sizeof(path), "%s/stdout", tmp);
+		freopen(path, "w", stdout);
+		snprintf(path, sizeof(path), "%s/stderr", tmp);
+		freopen(path, "w", stderr);
+		if (uid && (setgid(atoi(uid)) || setuid(atoi(uid))))
+			_exit(99);
+		execv(bin, (char *const *)argv);
+		_exit(98);
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static char *slurp(const char *name)
+{
+	static char buf[1 << 16];
+	char path[PATH_MAX];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, name);
+	f = fopen(path, "r");
+	n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	buf[n] = '\0';
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static struct json_object *get(struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, k, &v))
+		fail_msg("results.json: missing \"%s\"", k);
+	return v;
+}
+
+/* The attribution entry for (target, op), and a layer in it. */
+static struct json_object *layer_of(const char *target, const char *op,
+				    const char *layer)
+{
+	struct json_object *att = get(results, "attribution");
+
+	for (size_t i = 0; i < json_object_array_length(att); i++) {
+		struct json_object *a = json_object_array_get_idx(att, i);
+		struct json_object *ls;
+
+		if (strcmp(json_object_get_string(get(a, "target")), target) ||
+		    strcmp(json_object_get_string(get(a, "op")), op))
+			continue;
+		ls = get(a, "layers");
+		for (size_t j = 0; j < json_object_array_length(ls); j++) {
+			struct json_object *l = json_object_array_get_idx(ls, j);
+
+			if (!strcmp(json_object_get_string(get(l, "layer")),
+				    layer))
+				return l;
+		}
+	}
+	fail_msg("no %s/%s/%s attribution", target, op, layer);
+	return NULL;
+}
+
+static int64_t num(struct json_object *o, const char *k)
+{
+	return json_object_get_int64(get(o, k));
+}
+
+static int setup(void **state)
+{
+	char path[PATH_MAX];
+	(void)state;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "# integration tests need root\n");
+		return -1;
+	}
+	bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
+	if (!mkdtemp(tmp))
+		return -1;
+	snprintf(out, sizeof(out), "%s/out", tmp);
+	const char *argv[] = { bin, "run", "--size", "16M", "--runs", "2",
+			       "--scratch", tmp, "--output", out, NULL };
+	if (run_prog(argv, NULL) != 0) {
+		fprintf(stderr, "# run failed:\n%s\n", slurp("stderr"));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/results.json", out);
+	results = json_object_from_file(path);
+	return results ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+	(void)state;
+
+	json_object_put(results);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	return system(cmd) ? -1 : 0;
+}
+
+static void test_contract(void **state)
+{
+	struct json_object *targets = get(results, "targets");
+	struct json_object *res = get(results, "results");
+	int saw_plain = 0, saw_fscrypt = 0;
+	(void)state;
+
+	assert_string_equal(json_object_get_string(get(results, "schema")),
+			    "encbench-trace/1");
+	for (size_t i = 0; i < json_object_array_length(targets); i++) {
+		struct json_object *t = json_object_array_get_idx(targets, i);
+		const char *kind = json_object_get_string(get(t, "kind"));
+
+		if (!strcmp(kind, "plain")) {
+			saw_plain = 1;
+			assert_false(json_object_get_boolean(
+				get(t, "verified_encrypted")));
+		} else if (!strcmp(kind, "fscrypt")) {
+			saw_fscrypt = 1;
+			assert_true(json_object_get_boolean(
+				get(t, "verified_encrypted")));
+		}
+	}
+	assert_true(saw_plain && saw_fscrypt);
+	/* 2 targets x (write_s, read_s), 2 samples each. */
+	assert_int_equal(json_object_array_length(res), 4);
+	for (size_t i = 0; i < 4; i++) {
+		struct json_object *r = json_object_array_get_idx(res, i);
+
+		assert_int_equal(json_object_array_length(get(r, "samples")), 2);
+	}
+	assert_int_equal(json_object_array_length(get(results, "comparisons")),
+			 2);
+	assert_true(json_object_get_boolean(get(get(results, "meta"),
+						"tracing")));
+}
+
+static void test_attribution(void **state)
+{
+	struct json_object *crypt = layer_of("fscrypt", "read", "crypt");
+	struct json_object *dev = layer_of("plain", "read", "device");
+	(void)state;
+
+	assert_true(num(crypt, "count") > 0);
+	assert_true(num(crypt, "sum_ns") > 0);
+	assert_int_equal(num(layer_of("plain", "read", "crypt"), "count"), 0);
+	/* Every 1 MiB O_DIRECT read on plain ext4 is at least one request;
+	 * the kernel's own count of completed requests is the floor. */
+	assert_true(num(dev, "count") >= 2 * 16);
+	assert_true(num(dev, "count") >= num(dev, "kernel_requests"));
+	assert_true(num(dev, "kernel_requests") > 0);
+	assert_true(num(layer_of("fscrypt", "read", "device"), "count") >=
+		    num(layer_of("fscrypt", "read", "device"),
+			"kernel_requests"));
+	assert_true(num(layer_of("fscrypt", "read", "syscall"), "count") >=
+		    2 * 16);
+}
+
+static void test_files(void **state)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	FILE *f;
+	char line[256];
+	(void)state;
+
+	snprintf(path, sizeof(path), "%s/plain-dd.csv", out);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "iteration,write_s,read_s\n");
+	int rows = 0;
+	while (fgets(line, sizeof(line), f))
+		rows++;
+	fclose(f);
+	assert_int_equal(rows, 2);
+	snprintf(path, sizeof(path), "%s/hist-fscrypt-dd-read-crypt.csv", out);
+	assert_int_equal(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/run.log", out);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_size > 0);
+	/* The terminal shows the comparison, attribution and histograms. */
+	const char *text = slurp("stdout");
+	assert_non_null(strstr(text, "fscrypt"));
+	assert_non_null(strstr(text, "crypt"));
+	assert_non_null(strstr(text, "distribution"));
+	assert_non_null(strstr(text, "buffered"));
+}
+
+static void test_nothing_left(void **state)
+{
+	(void)state;
+	assert_int_equal(leftovers(tmp), 0);
+}
+
+/* A bad input: exit 2, one line on stderr naming `what`, nothing made. */
+static void expect_bad(const char *const *argv, const char *uid,
+		       const char *what)
+{
+	char path[PATH_MAX];
+	const char *err;
+
+	snprintf(path, sizeof(path), "%s/bad-out", tmp);
+	assert_int_equal(run_prog(argv, uid), 2);
+	err = slurp("stderr");
+	assert_int_equal(count_lines(err), 1);
+	if (!strstr(err, what))
+		fail_msg("stderr '%s' does not name '%s'", err, what);
+	assert_int_not_equal(access(path, F_OK), 0);
+}
+
+static void test_bad_input(void **state)
+{
+	char bad_out[PATH_MAX];
+	(void)state;
+
+	snprintf(bad_out, sizeof(bad_out), "%s/bad-out", tmp);
+	const char *a1[] = { bin, "frobnicate", NULL };
+	expect_bad(a1, NULL, "unknown command 'frobnicate'");
+	const char *a2[] = { bin, "run", "--frob", NULL };
+	expect_bad(a2, NULL, "unknown option '--frob'");
+	const char *a3[] = { bin, "run", "-s", "lots", "-o", bad_out, NULL };
+	expect_bad(a3, NULL, "invalid size 'lots'");
+	const char *a4[] = { bin, "run", "-s", "900T", "--scratch", tmp,
+			     "-o", bad_out, NULL };
+	expect_bad(a4, NULL, "does not fit");
+	const char *a5[] = { bin, "run", "-o", "/proc/encbench/out", NULL };
+	expect_bad(a5, NULL, "not writable");
+	const char *a6[] = { bin, "run", "-o", bad_out, NULL };
+	expect_bad(a6, "65534", "needs root");
+	assert_int_equal(leftovers(tmp), 0);
+}
+
+/* Ctrl-C in the middle of the workloads: exit 130, nothing left. */
+static void test_interrupt(void **state)
+{
+	char o[PATH_MAX];
+	int status;
+	pid_t pid;
+	(void)state;
+
+	snprintf(o, sizeof(o), "%s/int-out", tmp);
+	pid = fork();
+	if (pid == 0) {
+		freopen("/dev/null", "w", stdout);
+		freopen("/dev/null", "w", stderr);
+		execl(bin, bin, "run", "--size", "256M", "--runs", "50",
+		      "--scratch", tmp, "--output", o, NULL);
+		_exit(98);
+	}
+	/* Wait until both targets are mounted and the workload runs. */
+	for (int i = 0; i < 600 && mounts_under(tmp) < 2; i++)
+		usleep(50000);
+	assert_int_equal(mounts_under(tmp), 2);
+	usleep(500000);
+	kill(pid, SIGINT);
+	waitpid(pid, &status, 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 130);
+	assert_int_equal(leftovers(tmp), 0);
+	assert_int_not_equal(access(o, F_OK), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_contract),
+		cmocka_unit_test(test_attribution),
+		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_nothing_left),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_interrupt),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+/* Argument parsing of `run`: sizes, lists, and one-line errors (exit 2). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cli/config.h"
+
+static void test_parse_size(void **state)
+{
+	(void)state;
+	assert_int_equal(parse_size("4096"), 4096);
+	assert_int_equal(parse_size("64M"), 64LL << 20);
+	assert_int_equal(parse_size("64m"), 64LL << 20);
+	assert_int_equal(parse_size("64MiB"), 64LL << 20);
+	assert_int_equal(parse_size("2G"), 2LL << 30);
+	assert_int_equal(parse_size("512k"), 512LL << 10);
+	assert_int_equal(parse_size(""), -1);
+	assert_int_equal(parse_size("abc"), -1);
+	assert_int_equal(parse_size("-5M"), -1);
+	assert_int_equal(parse_size("12Q"), -1);
+	assert_int_equal(parse_size("1.5G"), -1);
+	assert_int_equal(parse_size("64Mx"), -1);
+	assert_int_equal(parse_size("99999999999999999999"), -1);
+	assert_int_equal(parse_size("9999999999T"), -1); /* overflows */
+}
+
+static void test_parse_list(void **state)
+{
+	char out[4][NAME_LEN];
+	int n;
+
+	(void)state;
+	assert_int_equal(parse_list("plain,fscrypt", out, 4, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(out[0], "plain");
+	assert_string_equal(out[1], "fscrypt");
+	assert_int_equal(parse_list("a", out, 4, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(parse_list("", out, 4, &n), -1);
+	assert_int_equal(parse_list("a,,b", out, 4, &n), -1);
+	assert_int_equal(parse_list("a,", out, 4, &n), -1);
+	assert_int_equal(parse_list("a,b,c,d,e", out, 4, &n), -1);
+}
+
+static int parse(struct run_config *cfg, int argc, const char **argv)
+{
+	config_defaults(cfg);
+	return parse_run_args(argc, (char **)argv, cfg);
+}
+
+static void test_defaults(void **state)
+{
+	struct run_config cfg;
+	const char *argv[] = { "run" };
+
+	(void)state;
+	assert_int_equal(parse(&cfg, 1, argv), 0);
+	assert_int_equal(cfg.size_bytes, 64ULL << 20);
+	assert_int_equal(cfg.runs, 5);
+	assert_int_equal(cfg.nr_targets, 2);
+	assert_string_equal(cfg.targets[0], "plain");
+	assert_string_equal(cfg.targets[1], "fscrypt");
+	assert_string_equal(cfg.workloads[0], "dd");
+	assert_string_equal(cfg.scratch, "/var/tmp");
+	assert_true(cfg.trace);
+	assert_true(cfg.drop_caches);
+}
+
+static void test_options(void **state)
+{
+	struct run_config cfg;
+	const char *argv[] = { "run",	  "-s",		 "16M",
+			       "--runs",  "3",		 "--targets",
+			       "fscrypt", "--no-trace",	 "--scratch",
+			       "/tmp",	  "-o",		 "/tmp/out",
+			       "--json",  "--no-drop-caches", "-q" };
+
+	(void)state;
+	assert_int_equal(parse(&cfg, 15, argv), 0);
+	assert_int_equal(cfg.size_bytes, 16ULL << 20);
+	assert_int_equal(cfg.runs, 3);
+	assert_int_equal(cfg.nr_targets, 1);
+	assert_string_equal(cfg.targets[0], "fscrypt");
+	assert_false(cfg.trace);
+	assert_false(cfg.drop_caches);
+	assert_true(cfg.json);
+	assert_true(cfg.quiet);
+	assert_string_equal(cfg.scratch, "/tmp");
+	assert_string_equal(cfg.output, "/tmp/out");
+}
+
+static void test_bad_input(void **state)
+{
+	static const char *const bad[][3] = {
+		{ "run", "--bogus", NULL },   { "run", "-s", "abc" },
+		{ "run", "-s", "0" },	      { "run", "-s", "1000" },
+		{ "run", "-n", "0" },	      { "run", "-n", "x" },
+		{ "run", "-t", "nosuch" },    { "run", "-t", "plain,plain" },
+		{ "run", "-w", "nosuch" },    { "run", "extra", NULL },
+		{ "run", "--size", NULL },
+	};
+	struct run_config cfg;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int argc = bad[i][2] ? 3 : 2;
+
+		if (parse(&cfg, argc, (const char **)bad[i]) != 2)
+			fail_msg("'%s %s' was accepted", bad[i][1],
+				 bad[i][2] ? bad[i][2] : "");
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_parse_list),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_bad_input),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+/*
+ * encbench-trace: what disk encryption costs on this machine, and why.
+ * A subcommand table after bpftool's: `encbench-trace <command> [options]`.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "run", cmd_run, "build targets, run workloads, trace, report" },
+	{ "probe", cmd_probe, "what this kernel and machine support" },
+	{ "report", cmd_report, "print a saved results.json again" },
+	{ 0 },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: encbench-trace COMMAND [OPTIONS]\n\n"
+		     "Measure what disk encryption costs and explain where "
+		     "the time goes.\n\nCommands:\n");
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(out, "  %-8s %s\n", c->name, c->help);
+	fprintf(out, "\nEach command takes --help.\n\nExamples:\n"
+		     "  sudo encbench-trace run\n"
+		     "  sudo encbench-trace probe --json\n"
+		     "  encbench-trace report encbench-results/*/results.json\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("encbench-trace %s\n", ENCBENCH_VERSION);
+		return 0;
+	}
+	for (const struct command *c = commands; c->name; c++)
+		if (!strcmp(argv[1], c->name))
+			return c->fn(argc - 1, argv + 1);
+	fprintf(stderr, "encbench-trace: unknown command '%s' (try "
+		"encbench-trace --help)\n", argv[1]);
+	return 2;
+}

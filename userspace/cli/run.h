@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* The stages of `run`, in order; cmd_run.c strings them together. */
+#ifndef ENCBENCH_RUN_H
+#define ENCBENCH_RUN_H
+
+#include "config.h"
+#include "../target/target.h"
+
+struct tracer;
+
+struct run_ctx {
+	const struct run_config *cfg;
+	struct results *r;
+	const char *scratch;
+	int nr_targets; /* set up (or being set up): teardown covers these */
+	struct target targets[MAX_TARGETS];
+	struct tracer *tr;
+};
+
+uint64_t target_fs_bytes(const struct run_config *cfg);
+void run_options_json(const struct run_config *cfg, char *buf, size_t len);
+/* Returns 0, or 1 when the baseline cannot be built (the run stops). */
+int run_setup_targets(struct run_ctx *ctx);
+/* Never fails: without tracing the benchmark still runs and says why. */
+void run_open_tracer(struct run_ctx *ctx);
+int run_workloads(struct run_ctx *ctx);
+void run_statistics(struct run_ctx *ctx);
+void run_teardown(struct run_ctx *ctx);
+int run_report(struct run_ctx *ctx);
+
+#endif

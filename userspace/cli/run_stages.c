@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: MIT
+/* The stages of `run`: targets, tracer, workloads, statistics, report. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "run.h"
+#include "../probe/probe.h"
+#include "../report/report.h"
+#include "../stats/stats.h"
+#include "../trace/trace.h"
+#include "../workload/workload.h"
+
+#define say(...) fprintf(stderr, __VA_ARGS__)
+
+void run_options_json(const struct run_config *cfg, char *buf, size_t len)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *t = json_object_new_array();
+	struct json_object *w = json_object_new_array();
+
+	json_object_object_add(o, "size_bytes",
+			       json_object_new_int64(cfg->size_bytes));
+	json_object_object_add(o, "runs", json_object_new_int(cfg->runs));
+	json_object_object_add(o, "scratch",
+			       json_object_new_string(cfg->scratch));
+	json_object_object_add(o, "output", json_object_new_string(cfg->output));
+	json_object_object_add(o, "trace", json_object_new_boolean(cfg->trace));
+	json_object_object_add(o, "drop_caches",
+			       json_object_new_boolean(cfg->drop_caches));
+	for (int i = 0; i < cfg->nr_targets; i++)
+		json_object_array_add(t, json_object_new_string(cfg->targets[i]));
+	for (int i = 0; i < cfg->nr_workloads; i++)
+		json_object_array_add(w,
+				      json_object_new_string(cfg->workloads[i]));
+	json_object_object_add(o, "targets", t);
+	json_object_object_add(o, "workloads", w);
+	snprintf(buf, len, "%s",
+		 json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							  JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+static void add_note(struct target_info *ti, const char *note)
+{
+	if (ti->nr_notes < MAX_NOTES)
+		snprintf(ti->notes[ti->nr_notes++], DETAIL_LEN, "%s", note);
+}
+
+/* Which kernel driver does this target's contents cipher run on? Read
+ * after first use: templates appear in /proc/crypto only then. */
+static void fill_driver(struct capabilities *caps, struct target_info *ti)
+{
+	probe_ciphers(caps);
+	for (int i = 0; i < caps->nr_ciphers; i++) {
+		if (strcmp(caps->ciphers[i].name,
+			   ti->encryption.contents_cipher))
+			continue;
+		snprintf(ti->encryption.driver, NAME_LEN, "%s",
+			 caps->ciphers[i].driver);
+		ti->encryption.hw_accel = caps->ciphers[i].hw_accel;
+	}
+}
+
+static int setup_one(struct run_ctx *ctx, const char *kind, bool baseline)
+{
+	const struct target_ops *ops = target_find(kind);
+	struct capabilities *caps = &ctx->r->meta.caps;
+	struct target *t = &ctx->targets[ctx->nr_targets];
+	struct target_config tc = {
+		.name = kind,
+		.scratch = ctx->scratch,
+		.fs_bytes = target_fs_bytes(ctx->cfg),
+	};
+	const char *why = ops->unavailable(caps);
+	int err;
+
+	if (why) {
+		say("encbench-trace: target %s is not available here: %s\n",
+		    kind, why);
+		return baseline ? -ENODEV : 0;
+	}
+	memset(t, 0, sizeof(*t));
+	t->ops = ops;
+	t->st.loop_fd = -1;
+	snprintf(t->info.name, NAME_LEN, "%s", kind);
+	ctx->nr_targets++; /* from here on teardown covers it */
+	say("[%s] setting up: %s\n", kind, ops->help);
+	err = ops->setup(&tc, t);
+	if (!err && !workload_stop)
+		err = ops->verify_encrypted(t);
+	if (err || workload_stop) {
+		if (!workload_stop)
+			say("encbench-trace: target %s could not be set up "
+			    "(%s)%s\n", kind, strerror(-err),
+			    baseline ? "" : "; going on without it");
+		ops->teardown(t);
+		ctx->nr_targets--;
+		return baseline || workload_stop ? -EIO : 0;
+	}
+	if (t->info.encrypted) {
+		fill_driver(caps, &t->info);
+		say("[%s] verified: data on /dev/%s is ciphertext; %s runs on "
+		    "%s (%s)\n", kind, t->info.devices[0].name,
+		    t->info.encryption.contents_cipher,
+		    t->info.encryption.driver[0] ? t->info.encryption.driver :
+						   "unknown driver",
+		    t->info.encryption.hw_accel ? "hardware AES" :
+						  "no hardware AES");
+	}
+	return 0;
+}
+
+int run_setup_targets(struct run_ctx *ctx)
+{
+	for (int i = 0; i < ctx->cfg->nr_targets; i++)
+		if (setup_one(ctx, ctx->cfg->targets[i], i == 0))
+			return 1;
+	if (ctx->nr_targets < 2)
+		say("encbench-trace: only the baseline could be set up: no "
+		    "comparison will be made\n");
+	return 0;
+}
+
+void run_open_tracer(struct run_ctx *ctx)
+{
+	struct run_meta *m = &ctx->r->meta;
+	char why[DETAIL_LEN] = "";
+
+	if (!ctx->cfg->trace) {
+		snprintf(m->tracing_detail, DETAIL_LEN, "--no-trace given");
+	} else if (trace_open(&m->caps, &ctx->tr, why, sizeof(why)) == 0) {
+		m->tracing = true;
+		m->tracing_detail[0] = '\0';
+		return;
+	} else {
+		snprintf(m->tracing_detail, DETAIL_LEN, "%s", why);
+	}
+	m->tracing = false;
+	ctx->tr = NULL;
+	say("encbench-trace: attribution is off (%s); benchmarking only\n",
+	    m->tracing_detail);
+}
+
+static struct result *result_slot(struct results *r, const char *target,
+				  const char *workload,
+				  const struct metric_def *m)
+{
+	for (int i = 0; i < r->nr_results; i++)
+		if (!strcmp(r->results[i].target, target) &&
+		    !strcmp(r->results[i].workload, workload) &&
+		    !strcmp(r->results[i].metric.name, m->name))
+			return &r->results[i];
+	if (r->nr_results >= MAX_RESULTS)
+		return NULL;
+	struct result *res = &r->results[r->nr_results++];
+	snprintf(res->target, NAME_LEN, "%s", target);
+	snprintf(res->workload, NAME_LEN, "%s", workload);
+	res->metric = *m;
+	res->cpu.min = 1e300;
+	return res;
+}
+
+static void record_sample(struct results *r, const struct target *t,
+			  const struct workload_ops *w, const struct sample *s)
+{
+	for (int m = 0; m < w->nr_metrics; m++) {
+		struct result *res =
+			result_slot(r, t->info.name, w->name, &w->metrics[m]);
+		double cpu = s->real_s[m] > 0 ? 100 *
+				     (s->user_s[m] + s->sys_s[m]) / s->real_s[m]
+					      : 0;
+
+		if (!res || res->nr_samples >= MAX_SAMPLES)
+			continue;
+		res->samples[res->nr_samples++] = s->values[m];
+		/* Running sums; run_statistics turns them into means. */
+		res->rusage.real_s += s->real_s[m];
+		res->rusage.user_s += s->user_s[m];
+		res->rusage.sys_s += s->sys_s[m];
+		res->cpu.avg += cpu;
+		if (cpu < res->cpu.min)
+			res->cpu.min = cpu;
+		if (cpu > res->cpu.max)
+			res->cpu.max = cpu;
+	}
+}
+
+static void trace_filter_for(const struct target *t, struct trace_filter *f)
+{
+	memset(f, 0, sizeof(*f));
+	for (int i = 0; i < t->info.nr_devices && i < MAX_TARGET_DEVS; i++) {
+		f->major[f->nr_devs] = t->info.devices[i].major;
+		f->minor[f->nr_devs++] = t->info.devices[i].minor;
+	}
+	f->parent_tgid = getpid();
+}
+
+static void record_attribution(struct run_ctx *ctx, struct target *t,
+			       const struct workload_ops *w,
+			       const struct trace_snapshot *snap)
+{
+	struct results *r = ctx->r;
+	struct attribution a[NR_OPS];
+	int n = attribute(snap, t->info.name, w->name, a);
+
+	for (int i = 0; i < n && r->nr_attrib < MAX_ATTRIB; i++) {
+		r->attrib[r->nr_attrib] = a[i];
+		verdict_for(&a[i], &t->info, &r->verdicts[r->nr_verdicts++]);
+		r->nr_attrib++;
+	}
+}
+
+static int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
+			 struct target *t)
+{
+	struct workload_ctx wc = { .cfg = ctx->cfg, .target = t };
+	struct trace_snapshot *snap = NULL;
+	struct trace_filter f;
+	const char *note;
+	int err = 0;
+
+	note = w->not_applicable ? w->not_applicable(t) : NULL;
+	if (note) {
+		char buf[DETAIL_LEN];
+
+		snprintf(buf, sizeof(buf), "%s: not applicable: %s", w->name,
+			 note);
+		add_note(&t->info, buf);
+		say("[%s] %s\n", t->info.name, buf);
+		return 0;
+	}
+	note = w->caveat ? w->caveat(t) : NULL;
+	if (note) {
+		char buf[DETAIL_LEN];
+
+		snprintf(buf, sizeof(buf), "%s: %s", w->name, note);
+		add_note(&t->info, buf);
+	}
+	trace_filter_for(t, &f);
+	if (ctx->tr && trace_begin(ctx->tr, &f))
+		say("encbench-trace: trace_begin failed on %s; no attribution "
+		    "for it\n", t->info.name);
+	for (int i = 1; i <= ctx->cfg->runs && !err; i++) {
+		struct sample s = { 0 };
+
+		wc.iteration = i;
+		err = w->run_once(&wc, &s);
+		if (err)
+			break;
+		record_sample(ctx->r, t, w, &s);
+		say("[%s] %s %d/%d:", t->info.name, w->name, i,
+		    ctx->cfg->runs);
+		for (int m = 0; m < w->nr_metrics; m++)
+			say(" %s %.3f", w->metrics[m].name, s.values[m]);
+		say("\n");
+	}
+	if (ctx->tr && !err) {
+		snap = calloc(1, sizeof(*snap));
+		if (snap && trace_end(ctx->tr, snap) == 0)
+			record_attribution(ctx, t, w, snap);
+		free(snap);
+	}
+	return err;
+}
+
+int run_workloads(struct run_ctx *ctx)
+{
+	struct results *r = ctx->r;
+
+	for (int i = 0; i < ctx->nr_targets; i++)
+		r->targets[r->nr_targets++] = ctx->targets[i].info;
+	for (int wi = 0; wi < ctx->cfg->nr_workloads; wi++) {
+		const struct workload_ops *w =
+			workload_find(ctx->cfg->workloads[wi]);
+		struct workload_info *wl = &r->workloads[r->nr_workloads++];
+
+		snprintf(wl->name, NAME_LEN, "%s", w->name);
+		w->params_json(ctx->cfg, wl->params, sizeof(wl->params));
+		for (int ti = 0; ti < ctx->nr_targets; ti++) {
+			int err = run_on_target(ctx, w, &ctx->targets[ti]);
+
+			if (workload_stop)
+				return -EINTR;
+			if (err) {
+				say("encbench-trace: %s on %s failed: %s\n",
+				    w->name, ctx->targets[ti].info.name,
+				    strerror(-err));
+				return err;
+			}
+		}
+		/* Notes were added while running: refresh the copies. */
+		for (int ti = 0; ti < ctx->nr_targets; ti++)
+			r->targets[ti] = ctx->targets[ti].info;
+	}
+	return 0;
+}
+
+void run_statistics(struct run_ctx *ctx)
+{
+	struct results *r = ctx->r;
+
+	for (int i = 0; i < r->nr_results; i++) {
+		struct result *res = &r->results[i];
+		int n = res->nr_samples;
+
+		summarize(res->samples, n, &res->s);
+		if (n) {
+			res->rusage.real_s /= n;
+			res->rusage.user_s /= n;
+			res->rusage.sys_s /= n;
+			res->cpu.avg /= n;
+		} else {
+			res->cpu.min = 0;
+		}
+	}
+	/* Every target against the baseline (the first), metric by metric. */
+	for (int i = 0; i < r->nr_results; i++) {
+		const struct result *b = &r->results[i];
+
+		if (strcmp(b->target, r->targets[0].name))
+			continue;
+		for (int j = 0; j < r->nr_results; j++) {
+			const struct result *t = &r->results[j];
+			struct comparison *c;
+
+			if (j == i || strcmp(t->workload, b->workload) ||
+			    strcmp(t->metric.name, b->metric.name) ||
+			    r->nr_comparisons >= MAX_RESULTS)
+				continue;
+			c = &r->comparisons[r->nr_comparisons++];
+			memset(c, 0, sizeof(*c));
+			snprintf(c->baseline, NAME_LEN, "%s", b->target);
+			snprintf(c->target, NAME_LEN, "%s", t->target);
+			snprintf(c->workload, NAME_LEN, "%s", t->workload);
+			snprintf(c->metric, NAME_LEN, "%s", t->metric.name);
+			welch_compare(b->samples, b->nr_samples, t->samples,
+				      t->nr_samples, t->metric.higher_is_better,
+				      c);
+		}
+	}
+}
+
+void run_teardown(struct run_ctx *ctx)
+{
+	/* The tracer first: no program may outlive what it watches. */
+	trace_close(ctx->tr);
+	ctx->tr = NULL;
+	while (ctx->nr_targets > 0) {
+		struct target *t = &ctx->targets[--ctx->nr_targets];
+
+		t->ops->teardown(t);
+	}
+}
+
+int run_report(struct run_ctx *ctx)
+{
+	const struct results *r = ctx->r;
+	const char *dir = ctx->cfg->output;
+	FILE *text = ctx->cfg->json ? stderr : stdout;
+	int err;
+
+	err = report_write_json(r, dir);
+	if (!err)
+		err = report_write_csv(r, dir);
+	if (!err)
+		err = report_write_histograms(r, dir);
+	if (!err)
+		err = report_write_runlog(r, dir);
+	report_print_text(r, text, !ctx->cfg->quiet);
+	if (ctx->cfg->json && !err) {
+		char path[PATH_LEN + 16], buf[65536];
+		size_t n;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/results.json", dir);
+		f = fopen(path, "r");
+		while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+			fwrite(buf, 1, n, stdout);
+		if (f)
+			fclose(f);
+	}
+	fprintf(text, "\nResults in %s/ (results.json, per-iteration CSV, "
+		"histograms, run.log)\n", dir);
+	return err;
+}
