@@ -1,0 +1,62 @@
+#!/bin/bash
+# Stage 2, run by init.sh inside the chroot (the host's root, writable via
+# overlay): mount what the tracer needs, load the modules the tests need,
+# then run the user's command with its output on ttyS1 (the host prints that
+# file; the kernel console stays on ttyS0). Exits with the command's status.
+# Module and mount failures are logged to the console log, never fatal: the
+# command itself reports what it finds missing.
+set -uo pipefail
+
+# shellcheck source=/dev/null
+. /run/encbench-vm/env # KVER, MODROOT, PROJECT_DIR, forwarded ENCBENCH_* vars
+
+log() { echo "encbench-vm guest: $*"; }
+
+try_mount() { # type source target [options]
+    mkdir -p "$3" 2>/dev/null
+    mountpoint -q "$3" || mount -t "$1" ${4:+-o "$4"} "$2" "$3" || log "mount $1 on $3 failed"
+}
+try_mount devpts devpts /dev/pts gid=5,mode=620,ptmxmode=666
+try_mount tmpfs shm /dev/shm mode=1777
+try_mount tracefs tracefs /sys/kernel/tracing
+try_mount debugfs debugfs /sys/kernel/debug
+try_mount bpf bpf /sys/fs/bpf mode=0700
+try_mount cgroup2 cgroup2 /sys/fs/cgroup
+try_mount securityfs securityfs /sys/kernel/security
+mkdir -p /run/cryptsetup /run/lock /run/lock/cryptsetup
+mountpoint -q /tmp || chmod 1777 /tmp /var/tmp 2>/dev/null
+
+# Make /lib/modules/$KVER the unpacked Debian tree, so plain `modprobe` and the
+# kernel's own request_module (crypto algorithms, filesystems) find modules.
+if ! { mkdir -p "/lib/modules/$KVER" &&
+    mount --bind "$MODROOT/lib/modules/$KVER" "/lib/modules/$KVER"; }; then
+    log "cannot bind the module tree; only modprobe -d will work"
+fi
+
+loaded=() failed=()
+for m in loop dm-mod dm-crypt dm-delay xts aesni_intel ecryptfs ext4 hmac \
+    sha512_generic encrypted_keys; do
+    if modprobe -d "$MODROOT" -S "$KVER" "$m" 2>&1; then
+        loaded+=("$m")
+    else
+        failed+=("$m")
+    fi
+done
+log "modules loaded: ${loaded[*]}; failed: ${failed[*]:-none}"
+
+export HOME=/root TERM=dumb LANG=C.UTF-8 ENCBENCH_VM=1 ENCBENCH_VM_KERNEL=$KVER
+# No udev runs here: make libdevmapper (dmsetup, cryptsetup) create the
+# /dev/mapper nodes itself instead of waiting for udev to do it.
+export DM_DISABLE_UDEV=1
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+# raw: no \n -> \r\n translation, so the host gets the bytes as written.
+stty -F /dev/ttyS1 raw -echo 115200 || log "stty ttyS1 failed"
+mapfile -d '' -t argv </run/encbench-vm/cmd
+(
+    cd "$PROJECT_DIR" || exit 125
+    exec "${argv[@]}"
+) </dev/null >/dev/ttyS1 2>&1
+status=$?
+sync
+exit "$status"

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# TAP driver (run by prove on the host): boots one guest per kernel in
+# ${ENCBENCH_VM_KERNELS:-6.1 6.12} and runs every build/tests/vm/test_vm_*
+# program in it (one boot per kernel: a boot costs ~10 s under TCG).
+# One TAP line per (kernel, program); a failure shows the program's output,
+# or the whole guest run's output if the guest itself failed, as # lines.
+# ENCBENCH_VM_TIMEOUT (default 300) bounds each guest run, boot included.
+set -uo pipefail
+
+if [[ "${ENCBENCH_SKIP_VM:-}" == 1 ]]; then
+    echo "1..0 # SKIP ENCBENCH_SKIP_VM set"
+    exit 0
+fi
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+
+read -r -a kernels <<<"${ENCBENCH_VM_KERNELS:-6.1 6.12}"
+shopt -s nullglob
+bins=(build/tests/vm/test_vm_*)
+shopt -u nullglob
+if ((${#bins[@]} == 0)); then
+    echo "Bail out! no build/tests/vm/test_vm_* programs: run 'make check-vm'"
+    exit 1
+fi
+
+# Runs in the guest: each program's output between markers the host parses.
+# shellcheck disable=SC2016 # expanded in the guest
+guest_script='
+echo "@@vmtest-kernel $(uname -r)"
+for b; do
+    echo "@@vmtest-begin $b"
+    "./$b" 2>&1
+    echo "@@vmtest-end $b $?"
+done'
+
+diag() { sed 's/^/# /'; }
+
+echo "1..$((${#kernels[@]} * ${#bins[@]}))"
+n=0 failed=0
+for k in "${kernels[@]}"; do
+    start=$SECONDS
+    out=$(scripts/vm/run --kernel "$k" --timeout "${ENCBENCH_VM_TIMEOUT:-300}" \
+        -- bash -c "$guest_script" guest "${bins[@]}" 2>&1)
+    run_status=$?
+    echo "# kernel $k: guest run took $((SECONDS - start)) s (status $run_status)"
+    kver=$(sed -n 's/^@@vmtest-kernel //p' <<<"$out" | head -n 1)
+    for b in "${bins[@]}"; do
+        n=$((n + 1))
+        name="$k${kver:+ ($kver)}: ${b##*/}"
+        # The program's own lines, and its status from the end marker.
+        section=$(awk -v b="$b" '
+            $0 == "@@vmtest-begin " b { on = 1; next }
+            on && index($0, "@@vmtest-end " b " ") { sub(/@@vmtest-end .*/, ""); if ($0 != "") print; exit }
+            on { print }' <<<"$out")
+        status=$(awk -v m="@@vmtest-end $b " '
+            i = index($0, m) { s = substr($0, i + length(m)) } END { print s }' <<<"$out")
+        if [[ "$status" == 0 ]]; then
+            echo "ok $n - $name"
+        else
+            failed=$((failed + 1))
+            echo "not ok $n - $name"
+            if [[ -n "$status" ]]; then
+                echo "# exited $status in the guest; its output:"
+                diag <<<"$section"
+            else
+                echo "# the guest run failed (scripts/vm/run status $run_status); its output:"
+                diag <<<"$out"
+            fi
+        fi
+    done
+done
+((failed == 0))
