@@ -60,8 +60,8 @@ $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
 
-# Every user-space object may include any skeleton: build them first.
-$(BUILD)/userspace/%.o: userspace/%.c $(wildcard userspace/*/*.h) bpf/attrib.h | $(SKELS)
+# Any user-space object may include a skeleton: rebuild when one changes.
+$(BUILD)/userspace/%.o: userspace/%.c $(wildcard userspace/*/*.h) bpf/attrib.h $(SKELS)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@

@@ -3,8 +3,8 @@
  * Latency attribution: each layer's items (a syscall, a bio waiting for
  * its request to be issued, a request on the device, a crypto work item
  * waiting and running) are timed from a start event to an end event and
- * accumulated into stats[layer][op]. User space reads and zeroes stats
- * through the skeleton's .bss between phases.
+ * accumulated into the `stats` array map at layer * NR_OPS + op. User
+ * space reads and zeroes it between phases.
  *
  * Every tracepoint program exists twice, tp_btf (preferred) and raw_tp
  * (fallback); user space turns autoload off for the flavour it does not
@@ -33,8 +33,20 @@ const volatile int rq_issue_arg = 0;
 const volatile int rq_merge_arg = 0;
 const volatile int rq_requeue_arg = 0;
 
+/*
+ * An array map rather than a .bss array: a map lookup gives the verifier
+ * a bounds-checked pointer on every kernel, where clang's arithmetic on a
+ * global array index was rejected by the 6.1 verifier ("unbounded memory
+ * access") once it hoisted the address above the bounds check.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NR_LAYERS * NR_OPS);
+	__type(key, __u32);
+	__type(value, struct layer_stat);
+} stats SEC(".maps");
+
 /* Set by user space at each phase (trace_begin / trace_end). */
-struct layer_stat stats[NR_LAYERS][NR_OPS] = {};
 __u32 tracing_on = 0;
 __u32 root_tgid = 0;
 __u32 filter_devs = 0;
@@ -101,9 +113,12 @@ START_MAP(enc_start, __u32, MAX_THREADS); /* by tid */
 
 static __always_inline struct layer_stat *stat_of(int layer, __u32 op)
 {
+	__u32 key;
+
 	if (layer < 0 || layer >= NR_LAYERS || op >= NR_OPS)
 		return NULL;
-	return &stats[layer][op];
+	key = layer * NR_OPS + op;
+	return bpf_map_lookup_elem(&stats, &key);
 }
 
 /* Item `key` enters `layer`; its latency will be measured from ts. */

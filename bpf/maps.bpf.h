@@ -41,6 +41,13 @@ static __always_inline void stat_record(struct layer_stat *s, __u64 lat_ns)
 {
 	__u64 slot = log2_u64(lat_ns);
 
+	/*
+	 * Knowing the log2 fits 32 bits, clang would clamp in a 32-bit
+	 * register, and the 6.1 verifier then loses the upper bound of the
+	 * 64-bit index ("math between map_value pointer and register with
+	 * unbounded min value"). Hiding the value forces a 64-bit compare.
+	 */
+	barrier_var(slot);
 	if (slot >= HIST_SLOTS)
 		slot = HIST_SLOTS - 1;
 	__sync_fetch_and_add(&s->count, 1);

@@ -43,27 +43,46 @@ const struct target_ops *target_find(const char *kind)
 
 int run_cmd(char *const argv[])
 {
-	int status;
-	pid_t pid = fork();
+	char err[512];
+	ssize_t n, len = 0;
+	int status, pfd[2];
+	pid_t pid;
 
-	if (pid < 0)
+	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -errno;
+	}
 	if (pid == 0) {
 		int null = open("/dev/null", O_WRONLY);
 
-		if (null >= 0) {
+		if (null >= 0)
 			dup2(null, STDOUT_FILENO);
-			dup2(null, STDERR_FILENO);
-		}
+		dup2(pfd[1], STDERR_FILENO);
 		execvp(argv[0], argv);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	close(pfd[1]);
+	/* Keep the first words of its stderr: they say why it failed. */
+	while ((n = read(pfd[0], err + len, sizeof(err) - 1 - len)) > 0 ||
+	       (n < 0 && errno == EINTR))
+		len += n > 0 ? n : 0;
+	err[len] = '\0';
+	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return -EINTR; /* killed by a signal: treat as interrupted */
+	if (!WIFEXITED(status))
+		return -EINTR; /* killed by a signal: treat as interrupted */
+	if (WEXITSTATUS(status) && len) {
+		err[strcspn(err, "\n")] = '\0';
+		fprintf(stderr, "encbench-trace: %s: %s\n", argv[0], err);
+	}
+	return WEXITSTATUS(status);
 }
 
 int target_make_image(struct target *t, const char *scratch, uint64_t bytes)
@@ -132,16 +151,21 @@ int target_attach_loop(struct target *t)
 			strerror(errno));
 		return err;
 	}
+	cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | LO_FLAGS_DIRECT_IO;
 	img = open(t->st.image, O_RDWR | O_CLOEXEC | O_DIRECT);
-	if (img < 0)
+	if (img < 0) {
+		/* No O_DIRECT on the backing fs (tmpfs before 6.6, overlay
+		 * on it): asking loop for direct I/O anyway gives EIO on
+		 * 6.1, so use a buffered loop. */
+		cfg.info.lo_flags &= ~LO_FLAGS_DIRECT_IO;
 		img = open(t->st.image, O_RDWR | O_CLOEXEC);
+	}
 	if (img < 0) {
 		err = -errno;
 		goto cleanup;
 	}
 	cfg.fd = img;
 	cfg.block_size = 4096;
-	cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | LO_FLAGS_DIRECT_IO;
 	/* Another process may take the free device between the two calls. */
 	for (int tries = 0; tries < 10; tries++) {
 		nr = ioctl(ctl, LOOP_CTL_GET_FREE);

@@ -531,6 +531,23 @@ static void kernel_requests(const struct trace_filter *f, uint64_t out[NR_OPS])
 	}
 }
 
+/* The stats map holds stats[layer][op] at key layer * NR_OPS + op. */
+static void stats_zero(struct bpf_map *m)
+{
+	struct layer_stat zero = { 0 };
+
+	for (__u32 k = 0; k < NR_LAYERS * NR_OPS; k++)
+		bpf_map__update_elem(m, &k, sizeof(k), &zero, sizeof(zero), 0);
+}
+
+static void stats_read(struct bpf_map *m, struct trace_snapshot *snap)
+{
+	for (__u32 k = 0; k < NR_LAYERS * NR_OPS; k++)
+		bpf_map__lookup_elem(m, &k, sizeof(k),
+				     &snap->stats[k / NR_OPS][k % NR_OPS],
+				     sizeof(snap->stats[0][0]), 0);
+}
+
 int trace_begin(struct tracer *tr, const struct trace_filter *f)
 {
 	struct attrib_bpf *skel;
@@ -551,7 +568,7 @@ int trace_begin(struct tracer *tr, const struct trace_filter *f)
 	map_clear(skel->maps.enc_start);
 	map_clear(skel->maps.traced);
 	map_clear(skel->maps.devs);
-	memset(skel->bss->stats, 0, sizeof(skel->bss->stats));
+	stats_zero(skel->maps.stats);
 
 	fd = bpf_map__fd(skel->maps.devs);
 	tr->filter_has_dm = false;
@@ -592,7 +609,7 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	now = ts_ns(&t);
 	memset(snap, 0, sizeof(*snap));
-	memcpy(snap->stats, tr->skel->bss->stats, sizeof(snap->stats));
+	stats_read(tr->skel->maps.stats, snap);
 	/* A busy period still open (async writeback in flight) counts up
 	 * to now: it is part of the phase. */
 	for (int l = 0; l < NR_LAYERS; l++)
