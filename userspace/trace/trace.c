@@ -584,11 +584,14 @@ int trace_begin(struct tracer *tr, const struct trace_filter *f)
 	if (err)
 		return err;
 	tr->filter = *f;
-	kernel_requests(f, tr->kreq_begin);
 	skel->bss->filter_devs = f->nr_devs > 0;
 	skel->bss->root_tgid = f->parent_tgid;
 	clock_gettime(CLOCK_MONOTONIC, &tr->begun);
 	__atomic_store_n(&skel->bss->tracing_on, 1, __ATOMIC_SEQ_CST);
+	/* The kernel's counters are read inside the traced window, so a
+	 * request completing at either edge is traced, never only counted:
+	 * the device count stays >= the kernel's. */
+	kernel_requests(f, tr->kreq_begin);
 	return 0;
 }
 
@@ -604,6 +607,7 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 
 	if (!tr || !snap)
 		return -EINVAL;
+	kernel_requests(&tr->filter, kreq); /* see trace_begin */
 	__atomic_store_n(&tr->skel->bss->tracing_on, 0, __ATOMIC_SEQ_CST);
 	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC. */
 	clock_gettime(CLOCK_MONOTONIC, &t);
@@ -645,7 +649,6 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 		snprintf(snap->sources[LAYER_DM], DETAIL_LEN,
 			 "unavailable: dm bio tracing is not implemented "
 			 "yet; time on the dm device counts in fs");
-	kernel_requests(&tr->filter, kreq);
 	for (int op = 0; op < NR_OPS; op++)
 		snap->kernel_requests[op] =
 			kreq[op] >= tr->kreq_begin[op]
