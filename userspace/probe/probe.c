@@ -161,13 +161,9 @@ static void probe_attach(struct capabilities *caps)
 	probe_attach_one(&caps->perf_event, 4);
 	/* kprobes cannot load or attach without CONFIG_KPROBES; say so
 	 * rather than leave the bare errno. */
-	if (!caps->kprobe.ok && !path_exists(TRACEFS "/kprobe_events")) {
-		char was[DETAIL_LEN];
-
-		snprintf(was, sizeof(was), "%s", caps->kprobe.detail);
-		cap_set(&caps->kprobe, false, "%s; CONFIG_KPROBES unset (no "
-			"kprobe_events)", was);
-	}
+	if (!caps->kprobe.ok && !path_exists(TRACEFS "/kprobe_events"))
+		cap_set(&caps->kprobe, false, "not built (CONFIG_KPROBES "
+			"unset: no kprobe_events in tracefs)");
 	libbpf_set_print(old);
 }
 

@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "report_priv.h"
 #include "report.h"
@@ -47,10 +48,14 @@ static void print_layer(const struct layer_result *l, uint64_t sc_busy,
 			 100.0 * (double)l->busy_ns / (double)sc_busy);
 	else
 		snprintf(busy, sizeof(busy), "-");
+	/* A derived layer has a mean but no histogram, so no p99. */
+	if (l->layer == LAYER_FS && !strncmp(l->source, "derived", 7))
+		snprintf(p99, sizeof(p99), "-");
+	else
+		fmt_ns(l->p99_ns, p99, sizeof(p99));
 	fprintf(out, "  %-12s %9" PRIu64 " %10s %10s %7s  %s\n",
 		layer_name(l->layer), l->count,
-		fmt_ns(l->mean_ns, mean, sizeof(mean)),
-		fmt_ns(l->p99_ns, p99, sizeof(p99)), busy, l->source);
+		fmt_ns(l->mean_ns, mean, sizeof(mean)), p99, busy, l->source);
 }
 
 static void print_attrib(const struct attribution *a, FILE *out)

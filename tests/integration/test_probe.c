@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `probe --json` on the host kernel, checked against evidence the test
+ * gathers itself: what sysfs, tracefs and /proc/crypto say. On the build
+ * machines this means fentry no (EPERM), kprobe no, dm-crypt no, fscrypt
+ * yes, xts(aes) on a software driver; on another kernel the same checks
+ * hold with that kernel's facts.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+static json_object *probe_json(const char *as_user)
+{
+	char cmd[256];
+	const char *bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
+	static char buf[1 << 16];
+	size_t n;
+	FILE *p;
+
+	if (as_user)
+		snprintf(cmd, sizeof(cmd),
+			 "setpriv --reuid=%s --regid=%s --clear-groups %s "
+			 "probe --json", as_user, as_user, bin);
+	else
+		snprintf(cmd, sizeof(cmd), "%s probe --json", bin);
+	p = popen(cmd, "r");
+	if (!p)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, p);
+	buf[n] = '\0';
+	if (pclose(p) != 0)
+		return NULL;
+	return json_tokener_parse(buf);
+}
+
+static json_object *at(json_object *o, const char *path)
+{
+	char buf[128], *save, *k;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save))
+		if (!json_object_object_get_ex(o, k, &o))
+			fail_msg("probe JSON lacks %s", path);
+	return o;
+}
+
+static bool ok(json_object *o, const char *what)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "%s.ok", what);
+	return json_object_get_boolean(at(o, path));
+}
+
+static const char *detail(json_object *o, const char *what)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "%s.detail", what);
+	return json_object_get_string(at(o, path));
+}
+
+static bool file_has(const char *path, const char *needle)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen(path, "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, needle) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void test_facts(void **state)
+{
+	json_object *o = probe_json(NULL);
+	struct utsname u;
+	char dep[320];
+	(void)state;
+
+	assert_non_null(o);
+	uname(&u);
+	assert_string_equal(json_object_get_string(at(o, "kernel")), u.release);
+	assert_true(json_object_get_boolean(at(o, "root")));
+	assert_int_equal(ok(o, "btf"),
+			 access("/sys/kernel/btf/vmlinux", R_OK) == 0);
+	/* With BTF, as root, tracepoints must really load and attach. */
+	assert_true(ok(o, "attach.tp_btf"));
+	assert_true(ok(o, "attach.raw_tp"));
+	/* No kprobe_events in tracefs: kprobes cannot work here. */
+	if (access("/sys/kernel/tracing/kprobe_events", F_OK) != 0)
+		assert_false(ok(o, "attach.kprobe"));
+	/* A failed method says which errno it hit, e.g. fentry (EPERM). */
+	if (!ok(o, "attach.fentry"))
+		assert_non_null(strstr(detail(o, "attach.fentry"), "(E"));
+	assert_int_equal(ok(o, "storage.fscrypt"),
+			 access("/sys/fs/ext4/features/encryption", F_OK) == 0);
+	snprintf(dep, sizeof(dep), "/lib/modules/%s/modules.dep", u.release);
+	if (access("/sys/module/dm_crypt", F_OK) != 0 &&
+	    !file_has(dep, "/dm-crypt.ko"))
+		assert_false(ok(o, "storage.dm_crypt"));
+	if (!file_has("/proc/filesystems", "ecryptfs") &&
+	    !file_has(dep, "/ecryptfs.ko"))
+		assert_false(ok(o, "storage.ecryptfs"));
+	assert_true(ok(o, "storage.loop"));
+	json_object_put(o);
+}
+
+/* Software AES drivers must never be reported as hardware. */
+static void test_ciphers(void **state)
+{
+	json_object *o = probe_json(NULL), *c;
+	bool saw_xts = false;
+	(void)state;
+
+	assert_non_null(o);
+	c = at(o, "ciphers");
+	for (size_t i = 0; i < json_object_array_length(c); i++) {
+		json_object *e = json_object_array_get_idx(c, i);
+		const char *drv = json_object_get_string(at(e, "driver"));
+		bool hw = json_object_get_boolean(at(e, "hw_accel"));
+
+		if (strstr(drv, "aes-fixed-time") || strstr(drv, "aes-generic"))
+			assert_false(hw);
+		if (strstr(drv, "aesni"))
+			assert_true(hw);
+		saw_xts |= !strcmp(json_object_get_string(at(e, "name")),
+				   "xts(aes)");
+	}
+	assert_true(saw_xts);
+	/* The plan follows the attach methods that work. */
+	assert_non_null(strstr(json_object_get_string(
+				       at(o, "layer_sources.syscall")),
+			       "tp_btf:"));
+	json_object_put(o);
+}
+
+/* Not root: still a JSON answer, every BPF method marked no with why. */
+static void test_not_root(void **state)
+{
+	json_object *o = probe_json("65534");
+	(void)state;
+
+	assert_non_null(o);
+	assert_false(json_object_get_boolean(at(o, "root")));
+	assert_false(ok(o, "attach.tp_btf"));
+	assert_non_null(strstr(detail(o, "attach.tp_btf"), "not root"));
+	json_object_put(o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_facts),
+		cmocka_unit_test(test_ciphers),
+		cmocka_unit_test(test_not_root),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
