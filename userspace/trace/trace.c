@@ -22,11 +22,7 @@
 #include "trace.h" /* first: the skeleton needs attrib.h's types */
 #include "attrib.skel.h"
 #include "ksyms.h"
-
-/* fscrypt encrypts page cache blocks synchronously in writeback. */
-#define ENC_FUNC "fscrypt_encrypt_pagecache_blocks"
-
-enum enc_method { ENC_NONE, ENC_FENTRY, ENC_KPROBE };
+#include "trace_priv.h"
 
 struct tracer {
 	struct attrib_bpf *skel;
@@ -66,83 +62,6 @@ static int capture_print(enum libbpf_print_level level, const char *fmt,
 	if (n)
 		snprintf(bpf_why, sizeof(bpf_why), "%s", line);
 	return 0;
-}
-
-/* ---- the plan: what each layer comes from --------------------------- */
-
-static const char *enc_name(enum enc_method m)
-{
-	return m == ENC_FENTRY ? "fentry" : m == ENC_KPROBE ? "kprobe" : "none";
-}
-
-/* How the write-side crypto is timed here; why not, in why. */
-static enum enc_method enc_choose(const struct capabilities *caps,
-				  const struct ksyms *ks, char *why, size_t len)
-{
-	if (!ks) {
-		snprintf(why, len, "cannot read /proc/kallsyms");
-		return ENC_NONE;
-	}
-	if (!ksyms_has(ks, ENC_FUNC)) {
-		snprintf(why, len, "%s is not in this kernel", ENC_FUNC);
-		return ENC_NONE;
-	}
-	if (caps->fentry.ok)
-		return ENC_FENTRY;
-	if (caps->kprobe.ok)
-		return ENC_KPROBE;
-	snprintf(why, len, "fentry: %.110s; kprobe: %.110s",
-		 caps->fentry.detail, caps->kprobe.detail);
-	return ENC_NONE;
-}
-
-static void plan_sources(const struct capabilities *caps, bool btf,
-			 enum enc_method enc, const char *enc_why,
-			 char src[NR_LAYERS][DETAIL_LEN])
-{
-	const char *m = btf ? "tp_btf" : "raw_tp";
-
-	if (!caps->tp_btf.ok && !caps->raw_tp.ok) {
-		for (int l = 0; l < NR_LAYERS; l++)
-			snprintf(src[l], DETAIL_LEN,
-				 "unavailable: neither tp_btf (%.100s) nor "
-				 "raw_tp (%.100s) works",
-				 caps->tp_btf.detail, caps->raw_tp.detail);
-		return;
-	}
-	snprintf(src[LAYER_SYSCALL], DETAIL_LEN,
-		 "%s:raw_syscalls/sys_enter+sys_exit", m);
-	snprintf(src[LAYER_FS], DETAIL_LEN,
-		 "derived: syscall minus lower layers");
-	snprintf(src[LAYER_CRYPT_QUEUE], DETAIL_LEN,
-		 "%s:workqueue_queue_work->execute_start", m);
-	if (enc == ENC_NONE)
-		snprintf(src[LAYER_CRYPT], DETAIL_LEN,
-			 "%s:workqueue_execute_start->end (read); "
-			 "write: unavailable (%.180s)",
-			 m, enc_why);
-	else
-		snprintf(src[LAYER_CRYPT], DETAIL_LEN,
-			 "%s:workqueue_execute_start->end (read); "
-			 "%s:" ENC_FUNC " (write)",
-			 m, enc_name(enc));
-	snprintf(src[LAYER_DM], DETAIL_LEN,
-		 "not traced: time on a device-mapper device counts in fs");
-	snprintf(src[LAYER_BLK_QUEUE], DETAIL_LEN,
-		 "%s:block_bio_queue->block_rq_issue", m);
-	snprintf(src[LAYER_DEVICE], DETAIL_LEN,
-		 "%s:block_rq_issue->block_rq_complete", m);
-}
-
-void trace_plan(const struct capabilities *caps,
-		char sources[NR_LAYERS][DETAIL_LEN])
-{
-	struct ksyms *ks = ksyms_load(NULL);
-	char why[DETAIL_LEN] = "";
-	enum enc_method enc = enc_choose(caps, ks, why, sizeof(why));
-
-	plan_sources(caps, caps->tp_btf.ok, enc, why, sources);
-	ksyms_free(ks);
 }
 
 /* ---- tables --------------------------------------------------------- */
@@ -470,71 +389,10 @@ static void map_clear(struct bpf_map *map)
 		bpf_map_delete_elem(fd, key);
 }
 
-static bool sysfs_dev_has(unsigned int major, unsigned int minor,
-			  const char *what)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", major, minor,
-		 what);
-	return access(path, F_OK) == 0;
-}
-
-static bool filter_has(const struct trace_filter *f, unsigned int major,
-		       unsigned int minor)
-{
-	for (int i = 0; i < f->nr_devs; i++)
-		if (f->major[i] == major && f->minor[i] == minor)
-			return true;
-	return false;
-}
-
-/*
- * The kernel's completed read and write requests (/sys/block/<dev>/stat
- * fields 1 and 5) summed over the filter's request-based devices: dm
- * devices count bios, not requests, and a partition whose disk is also
- * in the filter is already in the disk's figures.
- */
-static void kernel_requests(const struct trace_filter *f, uint64_t out[NR_OPS])
-{
-	out[OP_READ] = out[OP_WRITE] = 0;
-	for (int i = 0; i < f->nr_devs; i++) {
-		unsigned long long rd, rm, rs, rt, wr;
-		unsigned int pmaj, pmin;
-		char path[PATH_MAX];
-		FILE *s;
-
-		if (sysfs_dev_has(f->major[i], f->minor[i], "dm"))
-			continue;
-		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../dev",
-			 f->major[i], f->minor[i]);
-		if (sysfs_dev_has(f->major[i], f->minor[i], "partition") &&
-		    (s = fopen(path, "re"))) {
-			bool dup = fscanf(s, "%u:%u", &pmaj, &pmin) == 2 &&
-				   filter_has(f, pmaj, pmin);
-
-			fclose(s);
-			if (dup)
-				continue;
-		}
-		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat",
-			 f->major[i], f->minor[i]);
-		s = fopen(path, "re");
-		if (!s)
-			continue;
-		if (fscanf(s, "%llu %llu %llu %llu %llu", &rd, &rm, &rs, &rt,
-			   &wr) == 5) {
-			out[OP_READ] += rd;
-			out[OP_WRITE] += wr;
-		}
-		fclose(s);
-	}
-}
-
 /* The stats map holds stats[layer][op] at key layer * NR_OPS + op. */
 static void stats_zero(struct bpf_map *m)
 {
-	struct layer_stat zero = { 0 };
+	struct layer_stat zero = {0};
 
 	for (__u32 k = 0; k < NR_LAYERS * NR_OPS; k++)
 		bpf_map__update_elem(m, &k, sizeof(k), &zero, sizeof(zero), 0);
