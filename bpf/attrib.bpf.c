@@ -41,7 +41,7 @@ const volatile int rq_requeue_arg = 0;
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, NR_LAYERS * NR_OPS);
+	__uint(max_entries, NR_LAYERS *NR_OPS);
 	__type(key, __u32);
 	__type(value, struct layer_stat);
 } stats SEC(".maps");

@@ -47,8 +47,8 @@ struct layer_stat {
 enum crypt_work_kind {
 	CRYPT_WORK_NONE,
 	CRYPT_WORK_FSCRYPT_READ, /* ext4/f2fs decrypt_work, decrypt_bh */
-	CRYPT_WORK_DMCRYPT,      /* kcryptd_crypt: direction from the bio */
-	CRYPT_WORK_BLK_CRYPTO,   /* blk-crypto fallback decrypt */
+	CRYPT_WORK_DMCRYPT,	 /* kcryptd_crypt: direction from the bio */
+	CRYPT_WORK_BLK_CRYPTO,	 /* blk-crypto fallback decrypt */
 };
 
 #endif /* __ATTRIB_H */

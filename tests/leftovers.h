@@ -79,11 +79,11 @@ static bool prog_is_ours(const char *name)
 
 	/* The kernel keeps BPF_OBJ_NAME_LEN - 1 characters of a name. */
 	if (a)
-		bpf_object__for_each_program(prog, a->obj)
-			ours |= !strncmp(bpf_program__name(prog), name, 15);
+		bpf_object__for_each_program(prog, a->obj) ours |=
+			!strncmp(bpf_program__name(prog), name, 15);
 	if (p)
-		bpf_object__for_each_program(prog, p->obj)
-			ours |= !strncmp(bpf_program__name(prog), name, 15);
+		bpf_object__for_each_program(prog, p->obj) ours |=
+			!strncmp(bpf_program__name(prog), name, 15);
 	attrib_bpf__destroy(a);
 	probe_bpf__destroy(p);
 	return ours;
@@ -95,8 +95,8 @@ static int our_bpf_links(void)
 	int n = 0;
 
 	while (!bpf_link_get_next_id(id, &id)) {
-		struct bpf_link_info li = { 0 };
-		struct bpf_prog_info pi = { 0 };
+		struct bpf_link_info li = {0};
+		struct bpf_prog_info pi = {0};
 		__u32 len = sizeof(li);
 		int fd = bpf_link_get_fd_by_id(id), pfd;
 
@@ -128,9 +128,11 @@ static int leftovers(const char *dir)
 			return 0;
 		usleep(100000);
 	}
-	fprintf(stderr, "# left behind under %s: %d mounts, %d loops, %d "
-		"scratch folders, %d BPF links\n", dir, mounts_under(dir),
-		loops_under(dir), scratch_dirs_under(dir), our_bpf_links());
+	fprintf(stderr,
+		"# left behind under %s: %d mounts, %d loops, %d "
+		"scratch folders, %d BPF links\n",
+		dir, mounts_under(dir), loops_under(dir),
+		scratch_dirs_under(dir), our_bpf_links());
 	return n;
 }
 

@@ -31,7 +31,8 @@ static json_object *probe_json(const char *as_user)
 	if (as_user)
 		snprintf(cmd, sizeof(cmd),
 			 "setpriv --reuid=%s --regid=%s --clear-groups %s "
-			 "probe --json", as_user, as_user, bin);
+			 "probe --json",
+			 as_user, as_user, bin);
 	else
 		snprintf(cmd, sizeof(cmd), "%s probe --json", bin);
 	p = popen(cmd, "r");
@@ -142,9 +143,9 @@ static void test_ciphers(void **state)
 	}
 	assert_true(saw_xts);
 	/* The plan follows the attach methods that work. */
-	assert_non_null(strstr(json_object_get_string(
-				       at(o, "layer_sources.syscall")),
-			       "tp_btf:"));
+	assert_non_null(
+		strstr(json_object_get_string(at(o, "layer_sources.syscall")),
+		       "tp_btf:"));
 	json_object_put(o);
 }
 

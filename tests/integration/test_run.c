@@ -101,7 +101,8 @@ static struct json_object *layer_of(const char *target, const char *op,
 			continue;
 		ls = get(a, "layers");
 		for (size_t j = 0; j < json_object_array_length(ls); j++) {
-			struct json_object *l = json_object_array_get_idx(ls, j);
+			struct json_object *l =
+				json_object_array_get_idx(ls, j);
 
 			if (!strcmp(json_object_get_string(get(l, "layer")),
 				    layer))
@@ -130,8 +131,9 @@ static int setup(void **state)
 	if (!mkdtemp(tmp))
 		return -1;
 	snprintf(out, sizeof(out), "%s/out", tmp);
-	const char *argv[] = { bin, "run", "--size", "16M", "--runs", "2",
-			       "--scratch", tmp, "--output", out, NULL };
+	const char *argv[] = {bin,	  "run", "--size",    "16M",
+			      "--runs",	  "2",	 "--scratch", tmp,
+			      "--output", out,	 NULL};
 	if (run_prog(argv, NULL) != 0) {
 		fprintf(stderr, "# run failed:\n%s\n", slurp("stderr"));
 		return -1;
@@ -180,12 +182,13 @@ static void test_contract(void **state)
 	for (size_t i = 0; i < 4; i++) {
 		struct json_object *r = json_object_array_get_idx(res, i);
 
-		assert_int_equal(json_object_array_length(get(r, "samples")), 2);
+		assert_int_equal(json_object_array_length(get(r, "samples")),
+				 2);
 	}
 	assert_int_equal(json_object_array_length(get(results, "comparisons")),
 			 2);
-	assert_true(json_object_get_boolean(get(get(results, "meta"),
-						"tracing")));
+	assert_true(
+		json_object_get_boolean(get(get(results, "meta"), "tracing")));
 }
 
 #define assert_ge(a, b)                                                        \
@@ -275,18 +278,18 @@ static void test_bad_input(void **state)
 	(void)state;
 
 	snprintf(bad_out, sizeof(bad_out), "%s/bad-out", tmp);
-	const char *a1[] = { bin, "frobnicate", NULL };
+	const char *a1[] = {bin, "frobnicate", NULL};
 	expect_bad(a1, NULL, "unknown command 'frobnicate'");
-	const char *a2[] = { bin, "run", "--frob", NULL };
+	const char *a2[] = {bin, "run", "--frob", NULL};
 	expect_bad(a2, NULL, "unknown option '--frob'");
-	const char *a3[] = { bin, "run", "-s", "lots", "-o", bad_out, NULL };
+	const char *a3[] = {bin, "run", "-s", "lots", "-o", bad_out, NULL};
 	expect_bad(a3, NULL, "invalid size 'lots'");
-	const char *a4[] = { bin, "run", "-s", "900T", "--scratch", tmp,
-			     "-o", bad_out, NULL };
+	const char *a4[] = {bin, "run", "-s",	 "900T", "--scratch",
+			    tmp, "-o",	bad_out, NULL};
 	expect_bad(a4, NULL, "does not fit");
-	const char *a5[] = { bin, "run", "-o", "/proc/encbench/out", NULL };
+	const char *a5[] = {bin, "run", "-o", "/proc/encbench/out", NULL};
 	expect_bad(a5, NULL, "not writable");
-	const char *a6[] = { bin, "run", "-o", bad_out, NULL };
+	const char *a6[] = {bin, "run", "-o", bad_out, NULL};
 	expect_bad(a6, "65534", "needs root");
 	assert_int_equal(leftovers(tmp), 0);
 }

@@ -57,7 +57,7 @@ static int parse(struct run_config *cfg, int argc, const char **argv)
 static void test_defaults(void **state)
 {
 	struct run_config cfg;
-	const char *argv[] = { "run" };
+	const char *argv[] = {"run"};
 
 	(void)state;
 	assert_int_equal(parse(&cfg, 1, argv), 0);
@@ -75,11 +75,14 @@ static void test_defaults(void **state)
 static void test_options(void **state)
 {
 	struct run_config cfg;
-	const char *argv[] = { "run",	  "-s",		 "16M",
-			       "--runs",  "3",		 "--targets",
-			       "fscrypt", "--no-trace",	 "--scratch",
-			       "/tmp",	  "-o",		 "/tmp/out",
-			       "--json",  "--no-drop-caches", "-q" };
+	const char *argv[] = {"run",	   "-s",
+			      "16M",	   "--runs",
+			      "3",	   "--targets",
+			      "fscrypt",   "--no-trace",
+			      "--scratch", "/tmp",
+			      "-o",	   "/tmp/out",
+			      "--json",	   "--no-drop-caches",
+			      "-q"};
 
 	(void)state;
 	assert_int_equal(parse(&cfg, 15, argv), 0);
@@ -98,12 +101,12 @@ static void test_options(void **state)
 static void test_bad_input(void **state)
 {
 	static const char *const bad[][3] = {
-		{ "run", "--bogus", NULL },   { "run", "-s", "abc" },
-		{ "run", "-s", "0" },	      { "run", "-s", "1000" },
-		{ "run", "-n", "0" },	      { "run", "-n", "x" },
-		{ "run", "-t", "nosuch" },    { "run", "-t", "plain,plain" },
-		{ "run", "-w", "nosuch" },    { "run", "extra", NULL },
-		{ "run", "--size", NULL },
+		{"run", "--bogus", NULL}, {"run", "-s", "abc"},
+		{"run", "-s", "0"},	  {"run", "-s", "1000"},
+		{"run", "-n", "0"},	  {"run", "-n", "x"},
+		{"run", "-t", "nosuch"},  {"run", "-t", "plain,plain"},
+		{"run", "-w", "nosuch"},  {"run", "extra", NULL},
+		{"run", "--size", NULL},
 	};
 	struct run_config cfg;
 

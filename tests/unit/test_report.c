@@ -266,7 +266,8 @@ static void test_caps_text(void **state)
 	assert_contains(t, "AES instructions in this CPU: no");
 	assert_contains(t, "  gcm(aes)      gcm_base(ctr(aes-aesni))");
 	assert_contains(t, "hardware: yes (template, built on first use)\n");
-	assert_contains(t, "xts(ecb(aes-generic))                hardware: no\n");
+	assert_contains(t,
+			"xts(ecb(aes-generic))                hardware: no\n");
 	assert_contains(t, "\n  fs            derived\n");
 	assert_contains(t, "\n  crypt-queue   tp:source-2\n");
 	free(t);

@@ -112,9 +112,9 @@ static void test_write_crypt_source(void **state)
 static void test_read_crypt(void **state)
 {
 	(void)state;
-	assert_true(json_object_get_int64(
-			    get(layer_of("fscrypt", "read", "crypt"), "count")) >
-		    0);
+	assert_true(
+		json_object_get_int64(get(layer_of("fscrypt", "read", "crypt"),
+					  "count")) > 0);
 	assert_int_equal(json_object_get_int64(get(
 				 layer_of("plain", "write", "crypt"), "count")),
 			 0);

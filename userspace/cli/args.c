@@ -10,33 +10,41 @@
 #include "../workload/workload.h"
 
 static const char run_usage[] =
-"Usage: encbench-trace run [OPTIONS]\n"
-"\n"
-"Build a plain target and encrypted ones on loop devices, run the same\n"
-"workloads on each, report each penalty with a 95 % confidence interval,\n"
-"and attribute the latency of every I/O to kernel layers with BPF.\n"
-"\n"
-"  -s, --size SIZE        bytes per workload iteration (K/M/G; default 64M)\n"
-"  -n, --runs N           iterations per workload and target (default 5)\n"
-"  -t, --targets LIST     target kinds, baseline first (default plain,fscrypt)\n"
-"  -w, --workloads LIST   workloads (default dd)\n"
-"  -o, --output DIR       results folder (default ./encbench-results/<time>)\n"
-"      --scratch DIR      where images are created (default /var/tmp)\n"
-"      --no-trace         benchmark only, no BPF attribution\n"
-"      --no-drop-caches   keep the page cache between write and read\n"
-"  -q, --quiet            no histograms on the terminal\n"
-"      --json             results.json on stdout (the text goes to stderr)\n"
-"  -h, --help             this help\n"
-"\n"
-"Targets:\n";
+	"Usage: encbench-trace run [OPTIONS]\n"
+	"\n"
+	"Build a plain target and encrypted ones on loop devices, run the "
+	"same\n"
+	"workloads on each, report each penalty with a 95 % confidence "
+	"interval,\n"
+	"and attribute the latency of every I/O to kernel layers with BPF.\n"
+	"\n"
+	"  -s, --size SIZE        bytes per workload iteration (K/M/G; default "
+	"64M)\n"
+	"  -n, --runs N           iterations per workload and target (default "
+	"5)\n"
+	"  -t, --targets LIST     target kinds, baseline first (default "
+	"plain,fscrypt)\n"
+	"  -w, --workloads LIST   workloads (default dd)\n"
+	"  -o, --output DIR       results folder (default "
+	"./encbench-results/<time>)\n"
+	"      --scratch DIR      where images are created (default /var/tmp)\n"
+	"      --no-trace         benchmark only, no BPF attribution\n"
+	"      --no-drop-caches   keep the page cache between write and read\n"
+	"  -q, --quiet            no histograms on the terminal\n"
+	"      --json             results.json on stdout (the text goes to "
+	"stderr)\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"Targets:\n";
 
 static const char run_examples[] =
-"\n"
-"Examples:\n"
-"  encbench-trace run                       # plain vs fscrypt, dd, 64M x 5\n"
-"  encbench-trace run -s 256M -n 10         # bigger files, more runs\n"
-"  encbench-trace run -o /tmp/r --json | jq '.comparisons'\n"
-"  encbench-trace run --no-trace            # benchmark without BPF\n";
+	"\n"
+	"Examples:\n"
+	"  encbench-trace run                       # plain vs fscrypt, dd, "
+	"64M x 5\n"
+	"  encbench-trace run -s 256M -n 10         # bigger files, more runs\n"
+	"  encbench-trace run -o /tmp/r --json | jq '.comparisons'\n"
+	"  encbench-trace run --no-trace            # benchmark without BPF\n";
 
 static void print_run_help(void)
 {
@@ -55,18 +63,18 @@ static void print_run_help(void)
 enum { OPT_SCRATCH = 256, OPT_NO_TRACE, OPT_NO_DROP, OPT_JSON };
 
 static const struct option run_opts[] = {
-	{ "size", required_argument, NULL, 's' },
-	{ "runs", required_argument, NULL, 'n' },
-	{ "targets", required_argument, NULL, 't' },
-	{ "workloads", required_argument, NULL, 'w' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "scratch", required_argument, NULL, OPT_SCRATCH },
-	{ "no-trace", no_argument, NULL, OPT_NO_TRACE },
-	{ "no-drop-caches", no_argument, NULL, OPT_NO_DROP },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
+	{"size", required_argument, NULL, 's'},
+	{"runs", required_argument, NULL, 'n'},
+	{"targets", required_argument, NULL, 't'},
+	{"workloads", required_argument, NULL, 'w'},
+	{"output", required_argument, NULL, 'o'},
+	{"scratch", required_argument, NULL, OPT_SCRATCH},
+	{"no-trace", no_argument, NULL, OPT_NO_TRACE},
+	{"no-drop-caches", no_argument, NULL, OPT_NO_DROP},
+	{"quiet", no_argument, NULL, 'q'},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"help", no_argument, NULL, 'h'},
+	{0},
 };
 
 #define ERR(...)                                                               \
@@ -80,7 +88,8 @@ static int check_names(const struct run_config *cfg)
 {
 	for (int i = 0; i < cfg->nr_targets; i++) {
 		if (!target_find(cfg->targets[i]))
-			ERR("unknown target '%s' (see --help)", cfg->targets[i]);
+			ERR("unknown target '%s' (see --help)",
+			    cfg->targets[i]);
 		for (int j = 0; j < i; j++)
 			if (!strcmp(cfg->targets[i], cfg->targets[j]))
 				ERR("target '%s' given twice", cfg->targets[i]);
@@ -100,17 +109,19 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
 
 	opterr = 0; /* our own one-line messages */
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":s:n:t:w:o:qh", run_opts,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:n:t:w:o:qh", run_opts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 's':
 			sz = parse_size(optarg);
 			if (sz <= 0)
 				ERR("invalid size '%s': expected a positive "
-				    "number with optional K, M or G", optarg);
+				    "number with optional K, M or G",
+				    optarg);
 			if (sz % 4096)
 				ERR("size '%s' is not a multiple of 4 KiB "
-				    "(O_DIRECT needs aligned sizes)", optarg);
+				    "(O_DIRECT needs aligned sizes)",
+				    optarg);
 			cfg->size_bytes = sz;
 			break;
 		case 'n':
@@ -130,7 +141,8 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
 				ERR("invalid workload list '%s'", optarg);
 			break;
 		case 'o':
-			snprintf(cfg->output, sizeof(cfg->output), "%s", optarg);
+			snprintf(cfg->output, sizeof(cfg->output), "%s",
+				 optarg);
 			break;
 		case OPT_SCRATCH:
 			snprintf(cfg->scratch, sizeof(cfg->scratch), "%s",
@@ -154,7 +166,8 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
 		case ':':
 			ERR("option '%s' needs a value", argv[optind - 1]);
 		default:
-			ERR("unknown option '%s' (see encbench-trace run --help)",
+			ERR("unknown option '%s' (see encbench-trace run "
+			    "--help)",
 			    argv[optind - 1]);
 		}
 	}

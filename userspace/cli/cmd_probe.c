@@ -15,7 +15,8 @@ int cmd_probe(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			json = true;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+		} else if (!strcmp(argv[i], "-h") ||
+			   !strcmp(argv[i], "--help")) {
 			printf("Usage: encbench-trace probe [--json]\n\n"
 			       "Test each BPF attach method by loading and "
 			       "attaching a trivial program,\nand report "
@@ -26,7 +27,8 @@ int cmd_probe(int argc, char **argv)
 			       ".attach\n");
 			return 0;
 		} else {
-			fprintf(stderr, "encbench-trace: probe: unknown option "
+			fprintf(stderr,
+				"encbench-trace: probe: unknown option "
 				"'%s' (see encbench-trace probe --help)\n",
 				argv[i]);
 			return 2;
@@ -38,8 +40,9 @@ int cmd_probe(int argc, char **argv)
 
 		if (!o)
 			return 1;
-		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-						 JSON_C_TO_STRING_NOSLASHESCAPE));
+		puts(json_object_to_json_string_ext(
+			o, JSON_C_TO_STRING_PRETTY |
+				   JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 	} else {
 		report_print_caps(&caps, stdout);

@@ -26,8 +26,10 @@ int cmd_report(int argc, char **argv)
 			       "20261130-101500\n");
 			return 0;
 		} else if (argv[i][0] == '-' || path) {
-			fprintf(stderr, "encbench-trace: report: unexpected "
-				"argument '%s'\n", argv[i]);
+			fprintf(stderr,
+				"encbench-trace: report: unexpected "
+				"argument '%s'\n",
+				argv[i]);
 			return 2;
 		} else {
 			path = argv[i];
@@ -35,7 +37,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!path) {
 		fprintf(stderr, "encbench-trace: report: which results? give a "
-			"folder or a results.json\n");
+				"folder or a results.json\n");
 		return 2;
 	}
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {

@@ -35,7 +35,7 @@ static void on_signal(int sig)
 
 static void install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = {.sa_handler = on_signal};
 
 	/* No SA_RESTART: blocking calls return EINTR and we unwind. */
 	sigemptyset(&sa.sa_mask);
@@ -132,7 +132,8 @@ static int validate(struct run_config *cfg)
 	snprintf(path, sizeof(path), "%s/results.json", cfg->output);
 	if (access(path, F_OK) == 0)
 		BAD("output folder '%s' already holds results.json: choose "
-		    "another (nothing is overwritten)", cfg->output);
+		    "another (nothing is overwritten)",
+		    cfg->output);
 	return 0;
 }
 
@@ -152,9 +153,10 @@ static int make_output(const char *path, char *created, size_t len)
 			if (!created[0])
 				snprintf(created, len, "%s", buf);
 		} else if (errno != EEXIST) {
-			fprintf(stderr, "encbench-trace: run: cannot create "
-				"output folder '%s': %s\n", buf,
-				strerror(errno));
+			fprintf(stderr,
+				"encbench-trace: run: cannot create "
+				"output folder '%s': %s\n",
+				buf, strerror(errno));
 			return -errno;
 		}
 		*p = c;
@@ -190,8 +192,8 @@ static void fill_meta(struct results *r, const struct run_config *cfg)
 	snprintf(r->meta.tool_version, sizeof(r->meta.tool_version), "%s",
 		 ENCBENCH_VERSION);
 	gethostname(r->meta.hostname, sizeof(r->meta.hostname) - 1);
-	strftime(r->meta.started, sizeof(r->meta.started),
-		 "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	strftime(r->meta.started, sizeof(r->meta.started), "%Y-%m-%dT%H:%M:%SZ",
+		 gmtime(&now));
 	f = fopen("/proc/cpuinfo", "r");
 	while (f && fgets(line, sizeof(line), f)) {
 		char *colon = strchr(line, ':');
@@ -213,7 +215,7 @@ int cmd_run(int argc, char **argv)
 {
 	char created[PATH_LEN], scratch[PATH_LEN];
 	struct run_config cfg;
-	struct run_ctx ctx = { 0 };
+	struct run_ctx ctx = {0};
 	struct timespec t0, t1;
 	int rc;
 
@@ -242,8 +244,10 @@ int cmd_run(int argc, char **argv)
 	snprintf(scratch, sizeof(scratch), "%s/encbench-trace.XXXXXX",
 		 cfg.scratch);
 	if (!mkdtemp(scratch)) {
-		fprintf(stderr, "encbench-trace: run: cannot create scratch "
-			"folder in '%s': %s\n", cfg.scratch, strerror(errno));
+		fprintf(stderr,
+			"encbench-trace: run: cannot create scratch "
+			"folder in '%s': %s\n",
+			cfg.scratch, strerror(errno));
 		scratch[0] = '\0';
 		rc = 1;
 		goto cleanup;
@@ -261,12 +265,14 @@ int cmd_run(int argc, char **argv)
 cleanup:
 	run_teardown(&ctx);
 	if (scratch[0] && rmdir(scratch) < 0)
-		fprintf(stderr, "encbench-trace: scratch folder %s not empty: "
-			"%s\n", scratch, strerror(errno));
+		fprintf(stderr,
+			"encbench-trace: scratch folder %s not empty: "
+			"%s\n",
+			scratch, strerror(errno));
 	if (workload_stop) {
 		unmake_output(cfg.output, created);
 		fprintf(stderr, "encbench-trace: interrupted; every device, "
-			"mount, key and BPF link it made is removed\n");
+				"mount, key and BPF link it made is removed\n");
 		rc = 130;
 	} else if (!rc) {
 		clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -12,20 +12,21 @@
 
 struct run_config {
 	char scratch[PATH_LEN]; /* parent of our scratch folder */
-	char output[PATH_LEN];  /* results folder */
-	uint64_t size_bytes;    /* file size per workload iteration */
+	char output[PATH_LEN];	/* results folder */
+	uint64_t size_bytes;	/* file size per workload iteration */
 	int runs;
 	int nr_targets;
-	char targets[MAX_TARGETS][NAME_LEN]; /* kinds to build, baseline first */
+	char targets[MAX_TARGETS]
+		    [NAME_LEN]; /* kinds to build, baseline first */
 	int nr_user_targets;
 	char user_names[MAX_USER_TARGETS][NAME_LEN];
 	char user_paths[MAX_USER_TARGETS][PATH_LEN];
 	int nr_workloads;
 	char workloads[MAX_WORKLOADS][NAME_LEN];
-	bool trace;       /* attribution on (default) */
+	bool trace;	  /* attribution on (default) */
 	bool drop_caches; /* between write and read, default on */
-	bool quiet;       /* no histograms on the terminal */
-	bool json;        /* results.json to stdout too (pipeable) */
+	bool quiet;	  /* no histograms on the terminal */
+	bool json;	  /* results.json to stdout too (pipeable) */
 };
 
 void config_defaults(struct run_config *cfg);

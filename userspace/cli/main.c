@@ -15,10 +15,10 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "run", cmd_run, "build targets, run workloads, trace, report" },
-	{ "probe", cmd_probe, "what this kernel and machine support" },
-	{ "report", cmd_report, "print a saved results.json again" },
-	{ 0 },
+	{"run", cmd_run, "build targets, run workloads, trace, report"},
+	{"probe", cmd_probe, "what this kernel and machine support"},
+	{"report", cmd_report, "print a saved results.json again"},
+	{0},
 };
 
 static void usage(FILE *out)
@@ -28,10 +28,11 @@ static void usage(FILE *out)
 		     "the time goes.\n\nCommands:\n");
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(out, "  %-8s %s\n", c->name, c->help);
-	fprintf(out, "\nEach command takes --help.\n\nExamples:\n"
-		     "  sudo encbench-trace run\n"
-		     "  sudo encbench-trace probe --json\n"
-		     "  encbench-trace report encbench-results/*/results.json\n");
+	fprintf(out,
+		"\nEach command takes --help.\n\nExamples:\n"
+		"  sudo encbench-trace run\n"
+		"  sudo encbench-trace probe --json\n"
+		"  encbench-trace report encbench-results/*/results.json\n");
 }
 
 int main(int argc, char **argv)
@@ -52,7 +53,9 @@ int main(int argc, char **argv)
 	for (const struct command *c = commands; c->name; c++)
 		if (!strcmp(argv[1], c->name))
 			return c->fn(argc - 1, argv + 1);
-	fprintf(stderr, "encbench-trace: unknown command '%s' (try "
-		"encbench-trace --help)\n", argv[1]);
+	fprintf(stderr,
+		"encbench-trace: unknown command '%s' (try "
+		"encbench-trace --help)\n",
+		argv[1]);
 	return 2;
 }

@@ -28,20 +28,23 @@ void run_options_json(const struct run_config *cfg, char *buf, size_t len)
 	json_object_object_add(o, "runs", json_object_new_int(cfg->runs));
 	json_object_object_add(o, "scratch",
 			       json_object_new_string(cfg->scratch));
-	json_object_object_add(o, "output", json_object_new_string(cfg->output));
+	json_object_object_add(o, "output",
+			       json_object_new_string(cfg->output));
 	json_object_object_add(o, "trace", json_object_new_boolean(cfg->trace));
 	json_object_object_add(o, "drop_caches",
 			       json_object_new_boolean(cfg->drop_caches));
 	for (int i = 0; i < cfg->nr_targets; i++)
-		json_object_array_add(t, json_object_new_string(cfg->targets[i]));
+		json_object_array_add(t,
+				      json_object_new_string(cfg->targets[i]));
 	for (int i = 0; i < cfg->nr_workloads; i++)
-		json_object_array_add(w,
-				      json_object_new_string(cfg->workloads[i]));
+		json_object_array_add(
+			w, json_object_new_string(cfg->workloads[i]));
 	json_object_object_add(o, "targets", t);
 	json_object_object_add(o, "workloads", w);
 	snprintf(buf, len, "%s",
-		 json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-							  JSON_C_TO_STRING_NOSLASHESCAPE));
+		 json_object_to_json_string_ext(
+			 o, JSON_C_TO_STRING_PLAIN |
+				    JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 }
 
@@ -96,7 +99,8 @@ static int setup_one(struct run_ctx *ctx, const char *kind, bool baseline)
 	if (err || workload_stop) {
 		if (!workload_stop)
 			say("encbench-trace: target %s could not be set up "
-			    "(%s)%s\n", kind, strerror(-err),
+			    "(%s)%s\n",
+			    kind, strerror(-err),
 			    baseline ? "" : "; going on without it");
 		ops->teardown(t);
 		ctx->nr_targets--;
@@ -105,12 +109,13 @@ static int setup_one(struct run_ctx *ctx, const char *kind, bool baseline)
 	if (t->info.encrypted) {
 		fill_driver(caps, &t->info);
 		say("[%s] verified: data on /dev/%s is ciphertext; %s runs on "
-		    "%s (%s)\n", kind, t->info.devices[0].name,
+		    "%s (%s)\n",
+		    kind, t->info.devices[0].name,
 		    t->info.encryption.contents_cipher,
-		    t->info.encryption.driver[0] ? t->info.encryption.driver :
-						   "unknown driver",
-		    t->info.encryption.hw_accel ? "hardware AES" :
-						  "no hardware AES");
+		    t->info.encryption.driver[0] ? t->info.encryption.driver
+						 : "unknown driver",
+		    t->info.encryption.hw_accel ? "hardware AES"
+						: "no hardware AES");
 	}
 	return 0;
 }
@@ -171,9 +176,10 @@ static void record_sample(struct results *r, const struct target *t,
 	for (int m = 0; m < w->nr_metrics; m++) {
 		struct result *res =
 			result_slot(r, t->info.name, w->name, &w->metrics[m]);
-		double cpu = s->real_s[m] > 0 ? 100 *
-				     (s->user_s[m] + s->sys_s[m]) / s->real_s[m]
-					      : 0;
+		double cpu = s->real_s[m] > 0
+				     ? 100 * (s->user_s[m] + s->sys_s[m]) /
+					       s->real_s[m]
+				     : 0;
 
 		if (!res || res->nr_samples >= MAX_SAMPLES)
 			continue;
@@ -218,7 +224,7 @@ static void record_attribution(struct run_ctx *ctx, struct target *t,
 static int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
 			 struct target *t)
 {
-	struct workload_ctx wc = { .cfg = ctx->cfg, .target = t };
+	struct workload_ctx wc = {.cfg = ctx->cfg, .target = t};
 	struct trace_snapshot *snap = NULL;
 	struct trace_filter f;
 	const char *note;
@@ -244,17 +250,17 @@ static int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
 	trace_filter_for(t, &f);
 	if (ctx->tr && trace_begin(ctx->tr, &f))
 		say("encbench-trace: trace_begin failed on %s; no attribution "
-		    "for it\n", t->info.name);
+		    "for it\n",
+		    t->info.name);
 	for (int i = 1; i <= ctx->cfg->runs && !err; i++) {
-		struct sample s = { 0 };
+		struct sample s = {0};
 
 		wc.iteration = i;
 		err = w->run_once(&wc, &s);
 		if (err)
 			break;
 		record_sample(ctx->r, t, w, &s);
-		say("[%s] %s %d/%d:", t->info.name, w->name, i,
-		    ctx->cfg->runs);
+		say("[%s] %s %d/%d:", t->info.name, w->name, i, ctx->cfg->runs);
 		for (int m = 0; m < w->nr_metrics; m++)
 			say(" %s %.3f", w->metrics[m].name, s.values[m]);
 		say("\n");
@@ -384,7 +390,9 @@ int run_report(struct run_ctx *ctx)
 		if (f)
 			fclose(f);
 	}
-	fprintf(text, "\nResults in %s/ (results.json, per-iteration CSV, "
-		"histograms, run.log)\n", dir);
+	fprintf(text,
+		"\nResults in %s/ (results.json, per-iteration CSV, "
+		"histograms, run.log)\n",
+		dir);
 	return err;
 }

@@ -13,19 +13,19 @@
 
 #include "../../bpf/attrib.h"
 
-#define NAME_LEN 64
-#define PATH_LEN 4096
-#define DETAIL_LEN 256
-#define MAX_TARGETS 8
+#define NAME_LEN      64
+#define PATH_LEN      4096
+#define DETAIL_LEN    256
+#define MAX_TARGETS   8
 #define MAX_WORKLOADS 16
-#define MAX_METRICS 8
-#define MAX_SAMPLES 1024
-#define MAX_DEVICES 8
-#define MAX_RESULTS 256
-#define MAX_ATTRIB (MAX_TARGETS * MAX_WORKLOADS * NR_OPS)
-#define MAX_CIPHERS 8
-#define MAX_EVIDENCE 6
-#define MAX_NOTES 8
+#define MAX_METRICS   8
+#define MAX_SAMPLES   1024
+#define MAX_DEVICES   8
+#define MAX_RESULTS   256
+#define MAX_ATTRIB    (MAX_TARGETS * MAX_WORKLOADS * NR_OPS)
+#define MAX_CIPHERS   8
+#define MAX_EVIDENCE  6
+#define MAX_NOTES     8
 
 /* A capability: does it work here, and the one-line reason either way. */
 struct cap {
@@ -66,15 +66,15 @@ struct device_info {
 struct target_info {
 	char name[NAME_LEN];
 	char kind[NAME_LEN / 2]; /* plain|luks2|fscrypt|ecryptfs|zfs|user */
-	char mount[PATH_LEN];    /* mount point of the filesystem */
-	char dir[PATH_LEN];      /* where workloads put their files */
+	char mount[PATH_LEN];	 /* mount point of the filesystem */
+	char dir[PATH_LEN];	 /* where workloads put their files */
 	char fs[NAME_LEN / 2];
 	int nr_devices;
 	struct device_info devices[MAX_DEVICES];
 	bool encrypted;
 	/* Only meaningful when encrypted. */
 	struct {
-		char scheme[NAME_LEN];        /* "fscrypt v2", "LUKS2 dm-crypt" */
+		char scheme[NAME_LEN]; /* "fscrypt v2", "LUKS2 dm-crypt" */
 		char contents_cipher[NAME_LEN];
 		char names_cipher[NAME_LEN];
 		int key_bits;
@@ -125,8 +125,9 @@ struct comparison {
 };
 
 struct layer_result {
-	int layer; /* enum layer */
-	char source[DETAIL_LEN]; /* "tp_btf:block_rq_issue", "derived", "unavailable: ..." */
+	int layer;		 /* enum layer */
+	char source[DETAIL_LEN]; /* "tp_btf:block_rq_issue", "derived",
+				    "unavailable: ..." */
 	bool available;
 	uint64_t count, sum_ns, busy_ns;
 	uint64_t mean_ns, p50_ns, p99_ns;
@@ -156,7 +157,8 @@ struct verdict {
 
 struct workload_info {
 	char name[NAME_LEN];
-	char params[512]; /* JSON object text, e.g. {"size_mib":64,"bs":1048576} */
+	char params[512]; /* JSON object text, e.g. {"size_mib":64,"bs":1048576}
+			   */
 };
 
 struct run_meta {

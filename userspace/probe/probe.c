@@ -26,9 +26,9 @@
 #include "probe.h"
 #include "../trace/trace.h"
 
-#define TRACEFS "/sys/kernel/tracing"
-#define BPFFS "/sys/fs/bpf"
-#define BPF_FS_MAGIC 0xcafe4a11
+#define TRACEFS	      "/sys/kernel/tracing"
+#define BPFFS	      "/sys/fs/bpf"
+#define BPF_FS_MAGIC  0xcafe4a11
 #define TRACEFS_MAGIC 0x74726163
 
 static void cap_set(struct cap *c, bool ok, const char *fmt, ...)
@@ -162,7 +162,8 @@ static void probe_attach(struct capabilities *caps)
 	/* kprobes cannot load or attach without CONFIG_KPROBES; say so
 	 * rather than leave the bare errno. */
 	if (!caps->kprobe.ok && !path_exists(TRACEFS "/kprobe_events"))
-		cap_set(&caps->kprobe, false, "not built (CONFIG_KPROBES "
+		cap_set(&caps->kprobe, false,
+			"not built (CONFIG_KPROBES "
 			"unset: no kprobe_events in tracefs)");
 	libbpf_set_print(old);
 }
@@ -197,8 +198,9 @@ static void probe_storage(struct capabilities *caps)
 	bool ok;
 
 	ok = path_exists("/dev/loop-control");
-	cap_set(&caps->loop, ok, ok ? "/dev/loop-control" :
-			    "no /dev/loop-control (loop driver missing)");
+	cap_set(&caps->loop, ok,
+		ok ? "/dev/loop-control"
+		   : "no /dev/loop-control (loop driver missing)");
 
 	ok = module_available("dm_crypt", how, sizeof(how));
 	if (ok && !path_exists("/dev/mapper/control") &&
@@ -207,8 +209,9 @@ static void probe_storage(struct capabilities *caps)
 	cap_set(&caps->dm_crypt, ok, "%s", how);
 
 	ok = path_exists("/sys/fs/ext4/features/encryption");
-	cap_set(&caps->fscrypt, ok, ok ? "ext4 encryption (v2 policies)" :
-			       "no /sys/fs/ext4/features/encryption");
+	cap_set(&caps->fscrypt, ok,
+		ok ? "ext4 encryption (v2 policies)"
+		   : "no /sys/fs/ext4/features/encryption");
 
 	ok = file_has("/proc/filesystems", "ecryptfs") ||
 	     module_available("ecryptfs", how, sizeof(how));
@@ -221,7 +224,7 @@ static void probe_storage(struct capabilities *caps)
 
 static void probe_io_uring(struct capabilities *caps)
 {
-	struct io_uring_params p = { 0 };
+	struct io_uring_params p = {0};
 	int fd = syscall(__NR_io_uring_setup, 1, &p);
 
 	if (fd >= 0) {
@@ -235,9 +238,9 @@ static void probe_io_uring(struct capabilities *caps)
 
 bool cipher_driver_is_hw(const char *driver)
 {
-	static const char *const hw[] = { "aesni", "vaes", "-ce", "neon",
-					  "-avx", "aes-x86", "s390", "p8",
-					  "-hw", "ccp", "qat" };
+	static const char *const hw[] = {"aesni", "vaes",    "-ce",  "neon",
+					 "-avx",  "aes-x86", "s390", "p8",
+					 "-hw",	  "ccp",     "qat"};
 
 	for (size_t i = 0; i < sizeof(hw) / sizeof(hw[0]); i++)
 		if (strstr(driver, hw[i]))
@@ -296,9 +299,9 @@ void probe_ciphers(struct capabilities *caps)
 	/* The modes the targets use: LUKS2/fscrypt contents (xts),
 	 * ZFS (gcm), fscrypt without AES instructions (adiantum). */
 	static const char *const want[][2] = {
-		{ "xts(aes)", "xts" },
-		{ "gcm(aes)", "gcm_base" },
-		{ "adiantum(xchacha12,aes)", NULL },
+		{"xts(aes)", "xts"},
+		{"gcm(aes)", "gcm_base"},
+		{"adiantum(xchacha12,aes)", NULL},
 	};
 	struct crypto_alg *a = calloc(512, sizeof(*a));
 	char ecb[NAME_LEN], aes[NAME_LEN];
@@ -363,7 +366,8 @@ void probe_all(struct capabilities *caps)
 	if (access("/sys/kernel/btf/vmlinux", R_OK) == 0)
 		cap_set(&caps->btf, true, "/sys/kernel/btf/vmlinux");
 	else
-		cap_set(&caps->btf, false, "no /sys/kernel/btf/vmlinux "
+		cap_set(&caps->btf, false,
+			"no /sys/kernel/btf/vmlinux "
 			"(CONFIG_DEBUG_INFO_BTF unset): CO-RE impossible");
 
 	if (caps->root) {

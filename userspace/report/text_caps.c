@@ -36,8 +36,7 @@ void report_print_caps(const struct capabilities *caps, FILE *out)
 		fprintf(out, "  %-14s%-36s hardware: %s%s\n", ci->name,
 			ci->driver[0] ? ci->driver : "(no driver)",
 			ci->hw_accel ? "yes" : "no",
-			ci->predicted ? " (template, built on first use)"
-				      : "");
+			ci->predicted ? " (template, built on first use)" : "");
 	}
 	fprintf(out, "Layer sources (what the tracer will use)\n");
 	for (int l = 0; l < NR_LAYERS; l++)

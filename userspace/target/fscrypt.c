@@ -95,8 +95,10 @@ static int fscrypt_setup(const struct target_config *cfg, struct target *t)
 	err = add_random_key(mntfd, t->st.key_id);
 	close(mntfd);
 	if (err) {
-		fprintf(stderr, "encbench-trace: FS_IOC_ADD_ENCRYPTION_KEY on "
-			"%s: %s\n", t->st.mnt, strerror(-err));
+		fprintf(stderr,
+			"encbench-trace: FS_IOC_ADD_ENCRYPTION_KEY on "
+			"%s: %s\n",
+			t->st.mnt, strerror(-err));
 		return err;
 	}
 	t->st.key_added = true;
@@ -107,8 +109,10 @@ static int fscrypt_setup(const struct target_config *cfg, struct target *t)
 		return -errno;
 	err = set_policy(t->st.workdir, t->st.key_id);
 	if (err) {
-		fprintf(stderr, "encbench-trace: FS_IOC_SET_ENCRYPTION_POLICY "
-			"on %s: %s\n", t->st.workdir, strerror(-err));
+		fprintf(stderr,
+			"encbench-trace: FS_IOC_SET_ENCRYPTION_POLICY "
+			"on %s: %s\n",
+			t->st.workdir, strerror(-err));
 		return err;
 	}
 	snprintf(t->info.dir, sizeof(t->info.dir), "%s", t->st.workdir);
@@ -132,7 +136,7 @@ static int fscrypt_verify(struct target *t)
 
 static void remove_key(struct target *t)
 {
-	struct fscrypt_remove_key_arg arg = { 0 };
+	struct fscrypt_remove_key_arg arg = {0};
 	int fd = open(t->st.mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
@@ -140,9 +144,10 @@ static void remove_key(struct target *t)
 	arg.key_spec.type = FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER;
 	memcpy(arg.key_spec.u.identifier, t->st.key_id, 16);
 	if (ioctl(fd, FS_IOC_REMOVE_ENCRYPTION_KEY, &arg) < 0)
-		fprintf(stderr, "encbench-trace: FS_IOC_REMOVE_ENCRYPTION_KEY "
-			"on %s: %s (unmount drops it)\n", t->st.mnt,
-			strerror(errno));
+		fprintf(stderr,
+			"encbench-trace: FS_IOC_REMOVE_ENCRYPTION_KEY "
+			"on %s: %s (unmount drops it)\n",
+			t->st.mnt, strerror(errno));
 	close(fd);
 	t->st.key_added = false;
 	explicit_bzero(t->st.key_id, sizeof(t->st.key_id));

@@ -63,7 +63,8 @@ int run_cmd(char *const argv[])
 			dup2(null, STDOUT_FILENO);
 		dup2(pfd[1], STDERR_FILENO);
 		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		fprintf(stderr, "cannot run %s: %s\n", argv[0],
+			strerror(errno));
 		_exit(127);
 	}
 	close(pfd[1]);
@@ -141,7 +142,7 @@ int target_add_device(struct target_info *ti, const char *devname,
  */
 int target_attach_loop(struct target *t)
 {
-	struct loop_config cfg = { 0 };
+	struct loop_config cfg = {0};
 	int ctl, img, fd = -1, nr, err = 0;
 
 	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
@@ -184,7 +185,8 @@ int target_attach_loop(struct target *t)
 		if (ioctl(fd, LOOP_CONFIGURE, &cfg) == 0)
 			break;
 		err = -errno;
-		if (err == -EINVAL && (cfg.info.lo_flags & LO_FLAGS_DIRECT_IO)) {
+		if (err == -EINVAL &&
+		    (cfg.info.lo_flags & LO_FLAGS_DIRECT_IO)) {
 			/* Backing fs without O_DIRECT: buffered loop. */
 			cfg.info.lo_flags &= ~LO_FLAGS_DIRECT_IO;
 			if (ioctl(fd, LOOP_CONFIGURE, &cfg) == 0) {
@@ -206,8 +208,10 @@ int target_attach_loop(struct target *t)
 	err = target_add_device(&t->info, t->st.loop_dev, "fs");
 cleanup:
 	if (err) {
-		fprintf(stderr, "encbench-trace: cannot attach %s to a loop "
-			"device: %s\n", t->st.image, strerror(-err));
+		fprintf(stderr,
+			"encbench-trace: cannot attach %s to a loop "
+			"device: %s\n",
+			t->st.image, strerror(-err));
 		t->st.loop_dev[0] = '\0';
 	}
 	if (fd >= 0)

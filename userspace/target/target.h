@@ -25,14 +25,14 @@ struct target_config {
  * reverse. Shared by every target so cleanup is written once. */
 struct target_state {
 	char image[PATH_LEN]; /* sparse backing file */
-	int loop_fd;          /* held until mounted; autoclear detaches */
+	int loop_fd;	      /* held until mounted; autoclear detaches */
 	char loop_dev[NAME_LEN];
 	char mnt[PATH_LEN];
 	bool mounted;
 	char workdir[PATH_LEN]; /* created inside the mount */
 	bool key_added;
 	unsigned char key_id[16]; /* fscrypt v2 key identifier */
-	void *priv;               /* target-specific */
+	void *priv;		  /* target-specific */
 };
 
 struct target {
@@ -47,7 +47,8 @@ struct target_ops {
 	/* NULL if usable here, else the reason it is not. */
 	const char *(*unavailable)(const struct capabilities *caps);
 	int (*setup)(const struct target_config *cfg, struct target *t);
-	/* Confirm data really is encrypted on the medium (or not, for plain). */
+	/* Confirm data really is encrypted on the medium (or not, for plain).
+	 */
 	int (*verify_encrypted)(struct target *t);
 	void (*teardown)(struct target *t);
 };

@@ -15,14 +15,14 @@
 #include "verify.h"
 
 #define PROBE_BYTES 65536
-#define BLK 4096
+#define BLK	    4096
 
 static int first_physical_offset(int fd, uint64_t *phys)
 {
 	struct {
 		struct fiemap fm;
 		struct fiemap_extent ext[1];
-	} m = { 0 };
+	} m = {0};
 
 	m.fm.fm_length = ~0ULL;
 	m.fm.fm_flags = FIEMAP_FLAG_SYNC;
@@ -73,8 +73,10 @@ int verify_plaintext_on_device(struct target *t)
 	err = memcmp(raw, data, BLK) == 0 ? 1 : 0;
 cleanup:
 	if (err < 0)
-		fprintf(stderr, "encbench-trace: cannot verify encryption of "
-			"%s on %s: %s\n", t->info.name, dev, strerror(-err));
+		fprintf(stderr,
+			"encbench-trace: cannot verify encryption of "
+			"%s on %s: %s\n",
+			t->info.name, dev, strerror(-err));
 	if (dfd >= 0)
 		close(dfd);
 	if (fd >= 0) {

@@ -47,8 +47,8 @@ void trace_plan(const struct capabilities *caps,
 
 /* Load and attach. On failure returns negative errno and says why in
  * `why`; the caller benchmarks without attribution. */
-int trace_open(const struct capabilities *caps, struct tracer **out,
-	       char *why, size_t why_len);
+int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
+	       size_t why_len);
 /* Reset counters and set the filter: the start of one phase. */
 int trace_begin(struct tracer *tr, const struct trace_filter *f);
 /* Copy out the counters of the phase begun by trace_begin. */

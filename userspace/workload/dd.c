@@ -19,7 +19,7 @@
 #include "../cli/config.h"
 #include "../target/target.h"
 
-#define DD_BS (1u << 20)
+#define DD_BS	(1u << 20)
 #define DD_POOL (8u << 20) /* random pool cycled through: incompressible */
 
 struct dd_job {
@@ -86,7 +86,7 @@ static int dd_read(void *arg, double *secs)
 
 static int dd_run_once(const struct workload_ctx *ctx, struct sample *out)
 {
-	struct dd_job j = { .size = ctx->cfg->size_bytes };
+	struct dd_job j = {.size = ctx->cfg->size_bytes};
 	int err;
 
 	snprintf(j.path, sizeof(j.path), "%s/dd-%d.dat", ctx->target->info.dir,
@@ -143,10 +143,15 @@ const struct workload_ops dd_workload_ops = {
 	.help = "O_DIRECT write (1 MiB blocks, random data, fsync), drop "
 		"caches, O_DIRECT read",
 	.nr_metrics = 2,
-	.metrics = {
-		{ .name = "write_s", .unit = "s", .higher_is_better = false },
-		{ .name = "read_s", .unit = "s", .higher_is_better = false },
-	},
+	.metrics =
+		{
+			{.name = "write_s",
+			 .unit = "s",
+			 .higher_is_better = false},
+			{.name = "read_s",
+			 .unit = "s",
+			 .higher_is_better = false},
+		},
 	.caveat = dd_caveat,
 	.params_json = dd_params,
 	.run_once = dd_run_once,

@@ -35,7 +35,8 @@ struct workload_ops {
 	const char *help;
 	int nr_metrics;
 	struct metric_def metrics[MAX_METRICS];
-	/* NULL if it applies to this target, else why not (stated in output). */
+	/* NULL if it applies to this target, else why not (stated in output).
+	 */
 	const char *(*not_applicable)(const struct target *t);
 	/* Caveat to print for this target, or NULL. */
 	const char *(*caveat)(const struct target *t);
