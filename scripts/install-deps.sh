@@ -12,6 +12,8 @@ pkgs=(
 	e2fsprogs util-linux kmod
 	# tests: cmocka (TAP output) run by prove (perl)
 	libcmocka-dev perl
+	# bench: reading results.json from shell
+	jq
 )
 
 missing=()
