@@ -87,6 +87,7 @@ static inline void fixture_attrib(struct attribution *a, const char *target)
 	snprintf(a->workload, sizeof(a->workload), "dd");
 	a->op = OP_READ;
 	a->syscall_mean_ns = 2500000;
+	a->missed_events = 3;
 	a->closure_pct = 97.25;
 	for (int l = 0; l < NR_LAYERS; l++) {
 		struct layer_result *lr = &a->layers[l];

@@ -162,6 +162,7 @@ static void cmp_attrib(const struct attribution *a, const struct attribution *b)
 	assert_string_equal(a->workload, b->workload);
 	assert_int_equal(a->op, b->op);
 	assert_int_equal(a->syscall_mean_ns, b->syscall_mean_ns);
+	assert_int_equal(a->missed_events, b->missed_events);
 	assert_dbl(b->closure_pct, a->closure_pct);
 	for (int l = 0; l < NR_LAYERS; l++) {
 		const struct layer_result *x = &a->layers[l],

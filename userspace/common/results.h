@@ -144,6 +144,10 @@ struct attribution {
 	uint64_t syscall_mean_ns;
 	double closure_pct; /* sum of non-syscall layers' busy / syscall busy */
 	struct layer_result layers[NR_LAYERS];
+	/* Tracer runs the kernel skipped during the phase (a program firing
+	 * while it already runs on that CPU, e.g. nested in an interrupt):
+	 * each may have lost one event, so counts may be short by this. */
+	uint64_t missed_events;
 };
 
 struct verdict {

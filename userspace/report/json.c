@@ -299,6 +299,7 @@ static struct json_object *attrib_json(const void *item)
 	err |= jadd_str(o, "workload", a->workload);
 	err |= jadd_str(o, "op", op_name(a->op));
 	err |= jadd_u64(o, "syscall_mean_ns", a->syscall_mean_ns);
+	err |= jadd_u64(o, "missed_events", a->missed_events);
 	err |= jadd_double(o, "closure_pct", a->closure_pct);
 	err |= jadd(o, "layers",
 		    array_of(a->layers, NR_LAYERS, sizeof(a->layers[0]),

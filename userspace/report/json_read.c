@@ -278,6 +278,7 @@ static void attrib_from(int *err, struct json_object *o, void *item)
 	jget_str(err, o, "workload", a->workload, sizeof(a->workload));
 	read_op(err, o, &a->op);
 	jget_u64(err, o, "syscall_mean_ns", &a->syscall_mean_ns);
+	jget_u64(err, o, "missed_events", &a->missed_events);
 	jget_double(err, o, "closure_pct", &a->closure_pct);
 	/* Entries are placed by layer name, not position. */
 	n = jget_array(err, o, "layers", MAX_LAYER_ENTRIES, &arr);

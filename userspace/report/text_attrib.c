@@ -82,6 +82,11 @@ static void print_attrib(const struct attribution *a, FILE *out)
 			"of its time;\n  residue %.1f %%: they overlap, or "
 			"count work the caller did not wait for.\n",
 			a->closure_pct, 100.0 - a->closure_pct);
+	if (a->missed_events)
+		fprintf(out,
+			"  missed: the kernel skipped %" PRIu64 " tracer runs "
+			"(nested on a CPU); counts may be short by as many.\n",
+			a->missed_events);
 }
 
 void report_print_attribution(const struct results *r, FILE *out)

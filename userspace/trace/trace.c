@@ -34,6 +34,7 @@ struct tracer {
 	bool have_kcryptd; /* dm_crypt was loaded when we opened */
 	struct trace_filter filter;
 	uint64_t kreq_begin[NR_OPS];
+	uint64_t misses_begin;
 	struct timespec begun;
 };
 
@@ -389,6 +390,25 @@ static void map_clear(struct bpf_map *map)
 		bpf_map_delete_elem(fd, key);
 }
 
+/* Runs of our programs the kernel skipped because one was already
+ * running on that CPU (recursion protection, since 5.12). */
+static uint64_t recursion_misses(struct attrib_bpf *skel)
+{
+	struct bpf_program *prog;
+	uint64_t n = 0;
+
+	bpf_object__for_each_program(prog, skel->obj)
+	{
+		struct bpf_prog_info info = {0};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
+}
+
 /* The stats map holds stats[layer][op] at key layer * NR_OPS + op. */
 static void stats_zero(struct bpf_map *m)
 {
@@ -449,7 +469,8 @@ int trace_begin(struct tracer *tr, const struct trace_filter *f)
 	/* The kernel's counters are read inside the traced window, so a
 	 * request completing at either edge is traced, never only counted:
 	 * the device count stays >= the kernel's. */
-	kernel_requests(f, tr->kreq_begin);
+	kernel_requests(f, tr->kreq_begin, true);
+	tr->misses_begin = recursion_misses(skel);
 	return 0;
 }
 
@@ -465,7 +486,7 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 
 	if (!tr || !snap)
 		return -EINVAL;
-	kernel_requests(&tr->filter, kreq); /* see trace_begin */
+	kernel_requests(&tr->filter, kreq, false); /* see trace_begin */
 	__atomic_store_n(&tr->skel->bss->tracing_on, 0, __ATOMIC_SEQ_CST);
 	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC. */
 	clock_gettime(CLOCK_MONOTONIC, &t);
@@ -513,6 +534,7 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 				? kreq[op] - tr->kreq_begin[op]
 				: 0;
 	snap->wall_s = (double)(now - ts_ns(&tr->begun)) / 1e9;
+	snap->missed_events = recursion_misses(tr->skel) - tr->misses_begin;
 	return 0;
 }
 

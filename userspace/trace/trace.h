@@ -33,6 +33,9 @@ struct trace_snapshot {
 	/* Completed requests per op on the filtered devices, as the kernel
 	 * counts them (/sys/block/<dev>/stat), over the phase. */
 	uint64_t kernel_requests[NR_OPS];
+	/* BPF program runs skipped by the kernel's recursion protection
+	 * over the phase (bpf_prog_info.recursion_misses). */
+	uint64_t missed_events;
 	/* A layer available for some ops only (crypt: reads through the
 	 * workqueue tracepoints, writes only with fentry/kprobe): true for
 	 * the ops it cannot see. All false, the default, means available[]

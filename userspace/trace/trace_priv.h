@@ -24,7 +24,9 @@ void plan_sources(const struct capabilities *caps, bool btf,
 		  enum enc_method enc, const char *enc_why,
 		  char src[NR_LAYERS][DETAIL_LEN]);
 
-/* devstat.c: completed read/write requests on the filter's devices. */
-void kernel_requests(const struct trace_filter *f, uint64_t out[NR_OPS]);
+/* devstat.c: completed read/write requests on the filter's devices,
+ * plus those in flight when `inflight`. */
+void kernel_requests(const struct trace_filter *f, uint64_t out[NR_OPS],
+		     bool inflight);
 
 #endif
