@@ -162,10 +162,30 @@ static void test_not_root(void **state)
 	json_object_put(o);
 }
 
+/* Where tracefs and bpffs are missing, probe mounts them for its run and
+ * unmounts them after: checked in a private mount namespace. */
+static void test_mounts_released(void **state)
+{
+	char cmd[512];
+	const char *bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
+	(void)state;
+
+	snprintf(cmd, sizeof(cmd),
+		 "unshare -m --propagation private sh -c '"
+		 "umount /sys/kernel/tracing 2>/dev/null; "
+		 "umount /sys/fs/bpf 2>/dev/null; "
+		 "%s probe | grep -q \"mounted for this run\" || exit 3; "
+		 "grep -qE \" (tracefs|bpf) \" /proc/self/mountinfo && exit 4; "
+		 "exit 0'",
+		 bin);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_facts),
+		cmocka_unit_test(test_mounts_released),
 		cmocka_unit_test(test_ciphers),
 		cmocka_unit_test(test_not_root),
 	};

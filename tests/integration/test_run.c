@@ -302,7 +302,45 @@ static void test_bad_input(void **state)
 	expect_bad(a5, NULL, "not writable");
 	const char *a6[] = {bin, "run", "-o", bad_out, NULL};
 	expect_bad(a6, "65534", "needs root");
+	/* A long path must fail before mkdir -p made any of its parents. */
+	char longp[PATH_MAX];
+	int n = snprintf(longp, sizeof(longp), "%s/bad-out/", tmp);
+	memset(longp + n, 'a', 300);
+	longp[n + 300] = '\0';
+	const char *a7[] = {bin, "run", "-o", longp, NULL};
+	expect_bad(a7, NULL, "too long");
 	assert_int_equal(leftovers(tmp), 0);
+}
+
+/* An existing output folder that is not empty is refused untouched. */
+static void test_output_not_empty(void **state)
+{
+	char dir[PATH_MAX], mine[PATH_MAX + 8];
+	struct dirent *de;
+	int entries = 0;
+	DIR *d;
+	(void)state;
+
+	snprintf(dir, sizeof(dir), "%s/full-out", tmp);
+	snprintf(mine, sizeof(mine), "%s/run.log", dir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	FILE *f = fopen(mine, "w");
+	assert_non_null(f);
+	fputs("someone else's\n", f);
+	fclose(f);
+	const char *argv[] = {bin, "run", "-o", dir, NULL};
+	assert_int_equal(run_prog(argv, NULL), 2);
+	assert_non_null(strstr(slurp("stderr"), "not empty"));
+	d = opendir(dir);
+	while ((de = readdir(d)))
+		entries += de->d_name[0] != '.';
+	closedir(d);
+	assert_int_equal(entries, 1);
+	f = fopen(mine, "r");
+	char line[64] = "";
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	assert_string_equal(line, "someone else's\n");
 }
 
 /* Ctrl-C in the middle of the workloads: exit 130, nothing left. */
@@ -343,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_nothing_left),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_output_not_empty),
 		cmocka_unit_test(test_interrupt),
 	};
 

@@ -101,12 +101,21 @@ static void test_options(void **state)
 static void test_bad_input(void **state)
 {
 	static const char *const bad[][3] = {
-		{"run", "--bogus", NULL}, {"run", "-s", "abc"},
-		{"run", "-s", "0"},	  {"run", "-s", "1000"},
-		{"run", "-n", "0"},	  {"run", "-n", "x"},
-		{"run", "-t", "nosuch"},  {"run", "-t", "plain,plain"},
-		{"run", "-w", "nosuch"},  {"run", "extra", NULL},
+		{"run", "--bogus", NULL},
+		{"run", "-s", "abc"},
+		{"run", "-s", "0"},
+		{"run", "-s", "1000"},
+		{"run", "-n", "0"},
+		{"run", "-n", "x"},
+		{"run", "-t", "nosuch"},
+		{"run", "-t", "plain,plain"},
+		{"run", "-w", "nosuch"},
+		{"run", "extra", NULL},
 		{"run", "--size", NULL},
+		{"run", "-n", "4294967297"},
+		{"run", "-n", ""},
+		{"run", "-w", "dd,dd"},
+		{"run", "-s", "7378697629483819008"},
 	};
 	struct run_config cfg;
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* `run` options: parsing and help. Errors are one line and exit code 2. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,10 +95,15 @@ static int check_names(const struct run_config *cfg)
 			if (!strcmp(cfg->targets[i], cfg->targets[j]))
 				ERR("target '%s' given twice", cfg->targets[i]);
 	}
-	for (int i = 0; i < cfg->nr_workloads; i++)
+	for (int i = 0; i < cfg->nr_workloads; i++) {
 		if (!workload_find(cfg->workloads[i]))
 			ERR("unknown workload '%s' (see --help)",
 			    cfg->workloads[i]);
+		for (int j = 0; j < i; j++)
+			if (!strcmp(cfg->workloads[i], cfg->workloads[j]))
+				ERR("workload '%s' given twice",
+				    cfg->workloads[i]);
+	}
 	return 0;
 }
 
@@ -122,14 +128,23 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
 				ERR("size '%s' is not a multiple of 4 KiB "
 				    "(O_DIRECT needs aligned sizes)",
 				    optarg);
+			/* Bounded so that space arithmetic cannot wrap. */
+			if (sz > (1LL << 50))
+				ERR("size '%s' is larger than 1 PiB", optarg);
 			cfg->size_bytes = sz;
 			break;
-		case 'n':
-			cfg->runs = strtol(optarg, &end, 10);
-			if (*end || cfg->runs < 1 || cfg->runs > MAX_SAMPLES)
+		case 'n': {
+			long n;
+
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || n < 1 ||
+			    n > MAX_SAMPLES)
 				ERR("invalid runs '%s': expected 1..%d", optarg,
 				    MAX_SAMPLES);
+			cfg->runs = (int)n;
 			break;
+		}
 		case 't':
 			if (parse_list(optarg, cfg->targets, MAX_TARGETS,
 				       &cfg->nr_targets))

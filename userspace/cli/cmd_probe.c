@@ -47,5 +47,6 @@ int cmd_probe(int argc, char **argv)
 	} else {
 		report_print_caps(&caps, stdout);
 	}
+	probe_release();
 	return 0;
 }

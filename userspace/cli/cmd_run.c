@@ -6,7 +6,9 @@
  * devices, mounts, keys, BPF links) is recorded as it is created and undone
  * on every exit path, Ctrl-C included.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +74,35 @@ static void existing_ancestor(const char *path, char *out, size_t len)
 	}
 }
 
+/* Room for our file names under it, and no component over NAME_MAX. */
+static bool path_fits(const char *path)
+{
+	const char *p = path, *slash;
+
+	if (strlen(path) > PATH_LEN - 128)
+		return false;
+	for (;; p = slash + 1) {
+		slash = strchrnul(p, '/');
+		if (slash - p > NAME_MAX)
+			return false;
+		if (!*slash)
+			return true;
+	}
+}
+
+static bool dir_is_empty(const char *dir)
+{
+	struct dirent *de;
+	bool empty = true;
+	DIR *d = opendir(dir);
+
+	while (d && empty && (de = readdir(d)))
+		empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+	if (d)
+		closedir(d);
+	return empty;
+}
+
 /* access(W_OK) says yes to root everywhere, /proc included: try it. */
 static bool can_create_in(const char *dir)
 {
@@ -94,7 +125,7 @@ static bool can_create_in(const char *dir)
 /* Everything that can be checked before anything is created. */
 static int validate(struct run_config *cfg)
 {
-	char anc[PATH_LEN], path[PATH_LEN + 16];
+	char anc[PATH_LEN];
 	struct statvfs vfs;
 	struct stat st;
 	uint64_t need, avail;
@@ -123,16 +154,19 @@ static int validate(struct run_config *cfg)
 		snprintf(cfg->output, sizeof(cfg->output),
 			 "encbench-results/%s", ts);
 	}
+	if (!path_fits(cfg->output))
+		BAD("output path '%.60s...' is too long", cfg->output);
 	existing_ancestor(cfg->output, anc, sizeof(anc));
 	if (stat(anc, &st) < 0 || !S_ISDIR(st.st_mode))
 		BAD("output '%s': '%s' is not a folder", cfg->output, anc);
 	if (!can_create_in(anc))
 		BAD("output folder '%s' is not writable (%s)", anc,
 		    strerror(errno));
-	snprintf(path, sizeof(path), "%s/results.json", cfg->output);
-	if (access(path, F_OK) == 0)
-		BAD("output folder '%s' already holds results.json: choose "
-		    "another (nothing is overwritten)",
+	/* An existing folder must be empty: nothing of anyone's is ever
+	 * overwritten, results.json or otherwise. */
+	if (!strcmp(anc, cfg->output) && !dir_is_empty(anc))
+		BAD("output folder '%s' is not empty: choose a new or empty "
+		    "one (nothing is overwritten)",
 		    cfg->output);
 	return 0;
 }
@@ -174,11 +208,17 @@ static void unmake_output(const char *path, const char *created)
 
 	if (!created[0])
 		return;
+	/* From the deepest level up to the topmost one we made; a level
+	 * that was never made (mkdir failed below it) is skipped. */
 	snprintf(buf, sizeof(buf), "%s", path);
-	while (rmdir(buf) == 0 && strcmp(buf, created)) {
+	for (;;) {
+		if (rmdir(buf) < 0 && errno != ENOENT)
+			return; /* not empty: keep it and its parents */
+		if (!strcmp(buf, created))
+			return;
 		slash = strrchr(buf, '/');
 		if (!slash)
-			break;
+			return;
 		*slash = '\0';
 	}
 }
@@ -264,6 +304,7 @@ int cmd_run(int argc, char **argv)
 
 cleanup:
 	run_teardown(&ctx);
+	probe_release();
 	if (scratch[0] && rmdir(scratch) < 0)
 		fprintf(stderr,
 			"encbench-trace: scratch folder %s not empty: "

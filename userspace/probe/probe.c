@@ -67,25 +67,38 @@ static int silent_print(enum libbpf_print_level l, const char *f, va_list a)
 	return 0;
 }
 
-static void probe_fs_mounts(struct capabilities *caps)
+/* What we mounted, to unmount in probe_release: a run leaves no mount. */
+static bool mounted_tracefs, mounted_bpffs;
+
+static void mount_if_missing(struct cap *c, const char *path, const char *type,
+			     long magic, bool *mounted)
 {
 	struct statfs sfs;
 
-	if (statfs(TRACEFS, &sfs) == 0 && sfs.f_type == TRACEFS_MAGIC)
-		cap_set(&caps->tracefs, true, "%s", TRACEFS);
-	else if (mount("nodev", TRACEFS, "tracefs", 0, NULL) == 0)
-		cap_set(&caps->tracefs, true, "%s (mounted by us)", TRACEFS);
-	else
-		cap_set(&caps->tracefs, false, "cannot mount %s: %s", TRACEFS,
-			strerror(errno));
+	if (statfs(path, &sfs) == 0 && sfs.f_type == magic) {
+		cap_set(c, true, "%s", path);
+	} else if (mount(type, path, type, 0, NULL) == 0) {
+		cap_set(c, true, "%s (mounted for this run)", path);
+		*mounted = true;
+	} else {
+		cap_set(c, false, "cannot mount %s: %s", path, strerror(errno));
+	}
+}
 
-	if (statfs(BPFFS, &sfs) == 0 && sfs.f_type == BPF_FS_MAGIC)
-		cap_set(&caps->bpffs, true, "%s", BPFFS);
-	else if (mount("bpf", BPFFS, "bpf", 0, NULL) == 0)
-		cap_set(&caps->bpffs, true, "%s (mounted by us)", BPFFS);
-	else
-		cap_set(&caps->bpffs, false, "cannot mount %s: %s", BPFFS,
-			strerror(errno));
+static void probe_fs_mounts(struct capabilities *caps)
+{
+	mount_if_missing(&caps->tracefs, TRACEFS, "tracefs", TRACEFS_MAGIC,
+			 &mounted_tracefs);
+	mount_if_missing(&caps->bpffs, BPFFS, "bpf", BPF_FS_MAGIC,
+			 &mounted_bpffs);
+}
+
+void probe_release(void)
+{
+	if (mounted_tracefs && umount2(TRACEFS, 0) == 0)
+		mounted_tracefs = false;
+	if (mounted_bpffs && umount2(BPFFS, 0) == 0)
+		mounted_bpffs = false;
 }
 
 static struct bpf_link *attach_perf_event(struct bpf_program *prog, int *pfd)

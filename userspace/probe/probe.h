@@ -8,10 +8,12 @@
 
 #include "../common/results.h"
 
-/* Fill *caps. Mounts tracefs/bpffs when missing (they are left mounted:
- * they are kernel interfaces, not state of ours). Never fails: each
+/* Fill *caps. Mounts tracefs/bpffs when missing. Never fails: each
  * capability records its own ok/detail. */
 void probe_all(struct capabilities *caps);
+
+/* Unmount what probe_all mounted (after the tracer is closed). */
+void probe_release(void);
 
 /* Re-read /proc/crypto (cipher templates appear once first used). */
 void probe_ciphers(struct capabilities *caps);
