@@ -228,6 +228,13 @@ static void test_attribution(void **state)
 	assert_ge(num(fdev, "count") + num(fscrypt_read, "missed_events"),
 		  num(fdev, "kernel_requests"));
 	assert_ge(num(layer_of("fscrypt", "read", "syscall"), "count"), 2 * 16);
+	/* Exactly the workload's own calls, 2 runs of 16 MiB: 16 writes and
+	 * an fsync, 16 reads and the read that finds end of file. Nothing
+	 * of the harness (the parent, or how a child reports back). */
+	assert_int_equal(num(layer_of("plain", "write", "syscall"), "count"),
+			 2 * (16 + 1));
+	assert_int_equal(num(layer_of("plain", "read", "syscall"), "count"),
+			 2 * (16 + 1));
 }
 
 static void test_files(void **state)

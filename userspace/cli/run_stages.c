@@ -176,10 +176,7 @@ static void record_sample(struct results *r, const struct target *t,
 	for (int m = 0; m < w->nr_metrics; m++) {
 		struct result *res =
 			result_slot(r, t->info.name, w->name, &w->metrics[m]);
-		double cpu = s->real_s[m] > 0
-				     ? 100 * (s->user_s[m] + s->sys_s[m]) /
-					       s->real_s[m]
-				     : 0;
+		double cpu = s->cpu_pct[m];
 
 		if (!res || res->nr_samples >= MAX_SAMPLES)
 			continue;

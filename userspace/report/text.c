@@ -200,8 +200,10 @@ static double rusage_of(const struct result *x, int i)
 		return x->rusage.real_s;
 	case 1:
 		return x->rusage.user_s;
-	default:
+	case 2:
 		return x->rusage.sys_s;
+	default:
+		return x->cpu.avg;
 	}
 }
 
@@ -210,8 +212,8 @@ static double rusage_of(const struct result *x, int i)
 static bool print_rusage_rows(const struct results *r, const struct table *t,
 			      const char *wl, const char *metric, FILE *out)
 {
-	static const char *const label[3] = {"  elapsed (s)", "  user (s)",
-					     "  system (s)"};
+	static const char *const label[4] = {"  elapsed (s)", "  user (s)",
+					     "  system (s)", "  cpu all (%)"};
 	const struct result *x[MAX_TARGETS] = {NULL};
 	struct row row = {.n = 0};
 	char text[32];
@@ -219,10 +221,10 @@ static bool print_rusage_rows(const struct results *r, const struct table *t,
 
 	for (int k = 0; k < t->nt; k++) {
 		x[k] = find_result(r, r->targets[k].name, wl, metric);
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < 4; i++)
 			any |= rusage_of(x[k], i) > 0;
 	}
-	for (int i = 0; any && i < 3; i++) {
+	for (int i = 0; any && i < 4; i++) {
 		double base = rusage_of(x[0], i);
 
 		cell(&row, COL_METRIC, label[i]);
@@ -288,7 +290,9 @@ static void print_workload(const struct results *r, const char *wl, FILE *out)
 		r->targets[0].name);
 	if (rusage)
 		fprintf(out, "elapsed/user/system: per-run means from "
-			     "getrusage, without a CI.\n");
+			     "getrusage of the timed process, without a CI;\n"
+			     "cpu all: busy share of all CPUs while it ran "
+			     "(kworkers doing crypto included).\n");
 }
 
 void report_print_target(FILE *out, const struct target_info *t, bool baseline,

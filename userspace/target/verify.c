@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,14 @@
 
 #define PROBE_BYTES 65536
 #define BLK	    4096
+
+static bool all_zero(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
 
 static int first_physical_offset(int fd, uint64_t *phys)
 {
@@ -54,10 +63,11 @@ int verify_plaintext_on_device(struct target *t)
 		err = -EIO;
 		goto cleanup;
 	}
+	errno = 0;
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0 || write(fd, data, PROBE_BYTES) != PROBE_BYTES ||
 	    fsync(fd) < 0) {
-		err = -errno;
+		err = -errno ?: -EIO; /* a short write leaves errno 0 */
 		goto cleanup;
 	}
 	err = first_physical_offset(fd, &phys);
@@ -65,12 +75,21 @@ int verify_plaintext_on_device(struct target *t)
 		goto cleanup;
 	/* O_DIRECT: the page cache of the block device may hold stale
 	 * blocks from mkfs; we want what is on the medium. */
+	errno = 0;
 	dfd = open(dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
 	if (dfd < 0 || pread(dfd, raw, BLK, phys) != BLK) {
 		err = -errno ?: -EIO;
 		goto cleanup;
 	}
-	err = memcmp(raw, data, BLK) == 0 ? 1 : 0;
+	if (!memcmp(raw, data, BLK)) {
+		err = 1;
+	} else if (all_zero(raw, BLK)) {
+		/* Not our data, but not ciphertext either: the offset is
+		 * wrong or nothing reached the medium. Claim nothing. */
+		err = -ENODATA;
+	} else {
+		err = 0;
+	}
 cleanup:
 	if (err < 0)
 		fprintf(stderr,

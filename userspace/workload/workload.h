@@ -22,6 +22,8 @@ struct sample {
 	double values[MAX_METRICS];
 	/* rusage of the timed child that produced each metric */
 	double real_s[MAX_METRICS], user_s[MAX_METRICS], sys_s[MAX_METRICS];
+	/* busy share of all CPUs while that child ran, kworkers included */
+	double cpu_pct[MAX_METRICS];
 };
 
 struct workload_ctx {
