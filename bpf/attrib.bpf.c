@@ -23,6 +23,9 @@
 #define MAX_THREADS  16384
 #define MAX_ITEMS    32768
 
+/* errno values are macros, so vmlinux.h lacks them. */
+#define EEXIST_ 17
+
 /* Filled in by user space before load from the tracepoints' BTF typedefs
  * (their argument lists changed, see trace.c). Frozen, so the verifier
  * prunes the branches not taken. */
@@ -94,7 +97,8 @@ struct {
  * of stats[layer][op].inflight, so a start without its end (a merged bio)
  * must delete its entry, or the layer looks busy until the phase ends.
  * Plain hash, not LRU: an eviction would break that invariant silently,
- * while a full map only stops new items from being counted.
+ * while a full map only stops new items from being counted, and each one
+ * it stops is counted in stats[layer][op].dropped.
  */
 #define START_MAP(name, key_t, n)                                              \
 	struct {                                                               \
@@ -127,6 +131,7 @@ static __always_inline void item_start(void *map, void *key, int layer,
 {
 	struct start v = {.ts = ts, .op = op}, *old;
 	struct layer_stat *s = stat_of(layer, op), *so;
+	long err;
 
 	if (!s)
 		return;
@@ -144,8 +149,15 @@ static __always_inline void item_start(void *map, void *key, int layer,
 		old->op = op;
 		return;
 	}
-	if (bpf_map_update_elem(map, key, &v, BPF_NOEXIST))
+	err = bpf_map_update_elem(map, key, &v, BPF_NOEXIST);
+	if (err) {
+		/* -EEXIST: a concurrent start of the same key won, and its
+		 * entry stands for the item. Anything else is a full map:
+		 * the item goes untimed, and user space must hear of it. */
+		if (err != -EEXIST_)
+			__sync_fetch_and_add(&s->dropped, 1);
 		return;
+	}
 	stat_busy_begin(s, now);
 }
 

@@ -38,6 +38,9 @@ struct layer_stat {
 	long long inflight;
 	unsigned long long busy_start;
 	unsigned long long slots[HIST_SLOTS];
+	/* Items never timed because the layer's map of items in flight was
+	 * full: count, sum and busy time are short by these. */
+	unsigned long long dropped;
 };
 
 #define MAX_TARGET_DEVS 8

@@ -102,6 +102,7 @@ static inline void fixture_attrib(struct attribution *a, const char *target)
 		lr->p50_ns = 900ULL << l;
 		lr->p99_ns = 4000ULL << l;
 		lr->kernel_requests = 7 + l;
+		lr->dropped = l == LAYER_DEVICE ? 5 : 0;
 		lr->slots[10 + l] = 60;
 		lr->slots[12 + l] = 40 + l;
 	}

@@ -134,6 +134,30 @@ static void test_attribute_math(void **state)
 	assert_int_equal(a[0].layers[LAYER_DM].count, 0);
 }
 
+/* Items the BPF side could not track (its map of items in flight was
+ * full) reach the layer's result, per op, so the report can say which
+ * figures are short. */
+static void test_attribute_dropped(void **state)
+{
+	struct attribution a[NR_OPS];
+
+	(void)state;
+	fill_reads();
+	put(LAYER_SYSCALL, OP_WRITE, 10, 1 * MS, 10 * MS);
+	snap.stats[LAYER_DEVICE][OP_READ].dropped = 17;
+	snap.stats[LAYER_CRYPT_QUEUE][OP_READ].dropped = 2;
+	snap.stats[LAYER_BLK_QUEUE][OP_WRITE].dropped = 4;
+	assert_int_equal(attribute(&snap, "fscrypt", "dd", a), 2);
+	assert_int_equal(a[0].op, OP_READ);
+	assert_int_equal(a[0].layers[LAYER_DEVICE].dropped, 17);
+	assert_int_equal(a[0].layers[LAYER_CRYPT_QUEUE].dropped, 2);
+	assert_int_equal(a[0].layers[LAYER_BLK_QUEUE].dropped, 0);
+	assert_int_equal(a[0].layers[LAYER_SYSCALL].dropped, 0);
+	assert_int_equal(a[1].op, OP_WRITE);
+	assert_int_equal(a[1].layers[LAYER_BLK_QUEUE].dropped, 4);
+	assert_int_equal(a[1].layers[LAYER_DEVICE].dropped, 0);
+}
+
 /* Lower layers overlapping each other add up past the syscall time:
  * fs is 0, never negative, and closure shows the excess. */
 static void test_attribute_overlap(void **state)
@@ -314,6 +338,7 @@ int main(void)
 		cmocka_unit_test_setup(test_attribute_math, setup),
 		cmocka_unit_test_setup(test_attribute_overlap, setup),
 		cmocka_unit_test_setup(test_attribute_both_ops, setup),
+		cmocka_unit_test_setup(test_attribute_dropped, setup),
 		cmocka_unit_test_setup(test_verdict_crypto_bound, setup),
 		cmocka_unit_test_setup(test_verdict_device_bound, setup),
 		cmocka_unit_test_setup(test_verdict_crypt_unavailable, setup),

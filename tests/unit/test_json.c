@@ -178,6 +178,7 @@ static void cmp_attrib(const struct attribution *a, const struct attribution *b)
 		assert_true(x->p50_ns == y->p50_ns);
 		assert_true(x->p99_ns == y->p99_ns);
 		assert_true(x->kernel_requests == y->kernel_requests);
+		assert_true(x->dropped == y->dropped);
 		assert_memory_equal(x->slots, y->slots, sizeof(x->slots));
 	}
 }

@@ -205,6 +205,8 @@ static void test_text(void **state)
 			   "     1.6  tp_btf:layer6");
 	assert_contains(t, "cover 97.2 %");
 	assert_contains(t, "residue 2.8 %");
+	assert_contains(t, "  dropped: device 5 items the tracer could not "
+			   "follow");
 	/* (c) histograms */
 	assert_contains(t, "luks2, dd, read, layer syscall (usecs):\n"
 			   "     usecs               : count    distribution\n"

@@ -135,6 +135,9 @@ struct layer_result {
 	/* device layer: the kernel's own count of completed requests
 	 * (/sys/block/<dev>/stat) over the phase, a cross-check of count. */
 	uint64_t kernel_requests;
+	/* Items the tracer could not follow (its table of items in flight
+	 * was full): count, sums and busy time are short by these. */
+	uint64_t dropped;
 };
 
 struct attribution {

@@ -283,6 +283,7 @@ static struct json_object *layer_json(const void *item)
 	err |= jadd_u64(o, "p50_ns", l->p50_ns);
 	err |= jadd_u64(o, "p99_ns", l->p99_ns);
 	err |= jadd_u64(o, "kernel_requests", l->kernel_requests);
+	err |= jadd_u64(o, "dropped", l->dropped);
 	err |= jadd(o, "hist", hist_json(l->slots));
 	return built(o, err);
 }

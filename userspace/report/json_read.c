@@ -263,6 +263,7 @@ static void layer_from(int *err, struct json_object *o, struct attribution *a)
 	jget_u64(err, o, "p50_ns", &l->p50_ns);
 	jget_u64(err, o, "p99_ns", &l->p99_ns);
 	jget_u64(err, o, "kernel_requests", &l->kernel_requests);
+	jget_u64(err, o, "dropped", &l->dropped);
 	hist_from(err, o, l->slots);
 }
 

@@ -58,6 +58,29 @@ static void print_layer(const struct layer_result *l, uint64_t sc_busy,
 		fmt_ns(l->mean_ns, mean, sizeof(mean)), p99, busy, l->source);
 }
 
+/* Layers whose table of items in flight overflowed: their figures are
+ * short, and the reader must know by how much. */
+static void print_dropped(const struct attribution *a, FILE *out)
+{
+	const char *sep = "";
+	bool any = false;
+
+	for (int l = 0; l < NR_LAYERS; l++) {
+		if (!a->layers[l].dropped)
+			continue;
+		if (!any)
+			fprintf(out, "  dropped:");
+		fprintf(out, "%s %s %" PRIu64, sep, layer_name(l),
+			a->layers[l].dropped);
+		sep = ",";
+		any = true;
+	}
+	if (any)
+		fprintf(out, " items the tracer could not follow (its table "
+			     "of items in\n  flight was full); those layers' "
+			     "count and busy time are short.\n");
+}
+
 static void print_attrib(const struct attribution *a, FILE *out)
 {
 	uint64_t sc_busy = a->layers[LAYER_SYSCALL].busy_ns;
@@ -87,6 +110,7 @@ static void print_attrib(const struct attribution *a, FILE *out)
 			"  missed: the kernel skipped %" PRIu64 " tracer runs "
 			"(nested on a CPU); counts may be short by as many.\n",
 			a->missed_events);
+	print_dropped(a, out);
 }
 
 void report_print_attribution(const struct results *r, FILE *out)
