@@ -154,3 +154,13 @@ bool ksyms_has(const struct ksyms *ks, const char *name)
 {
 	return ksyms_addrs(ks, name, NULL, 0) > 0;
 }
+
+bool ksyms_named(const struct ksyms *ks, const char *name)
+{
+	size_t i;
+
+	if (!ks || !name)
+		return false;
+	i = first_of(ks, name);
+	return i < ks->nr && strcmp(ks->syms[i].name, name) == 0;
+}

@@ -24,5 +24,8 @@ void ksyms_free(struct ksyms *ks);
 int ksyms_addrs(const struct ksyms *ks, const char *name, uint64_t *addrs,
 		int max);
 bool ksyms_has(const struct ksyms *ks, const char *name);
+/* Whether `name` is listed at all, address or not: with addresses hidden
+ * (kptr_restrict, lockdown) a function still exists for fentry/kprobe. */
+bool ksyms_named(const struct ksyms *ks, const char *name);
 
 #endif /* ENCBENCH_KSYMS_H */

@@ -3,6 +3,7 @@
  * The plan: which attach point each layer comes from on this kernel. The
  * loader (trace.c) follows it, and `probe` prints it, so both say the same.
  */
+#include <errno.h>
 #include <stdio.h>
 
 #include "trace.h"
@@ -22,7 +23,9 @@ enum enc_method enc_choose(const struct capabilities *caps,
 		snprintf(why, len, "cannot read /proc/kallsyms");
 		return ENC_NONE;
 	}
-	if (!ksyms_has(ks, ENC_FUNC)) {
+	/* By name: fentry and kprobe need no address from us, so hidden
+	 * addresses (kptr_restrict, lockdown) do not stop them. */
+	if (!ksyms_named(ks, ENC_FUNC)) {
 		snprintf(why, len, "%s is not in this kernel", ENC_FUNC);
 		return ENC_NONE;
 	}
@@ -35,8 +38,39 @@ enum enc_method enc_choose(const struct capabilities *caps,
 	return ENC_NONE;
 }
 
+void crypt_source(char *buf, size_t len, bool btf, enum enc_method enc,
+		  const char *enc_why, const struct crypt_work_plan *cw,
+		  bool dm_write)
+{
+	const char *m = btf ? "tp_btf" : "raw_tp";
+
+	if (cw->why[0] && enc == ENC_NONE)
+		snprintf(buf, len, "unavailable: read: %.120s; write: %.110s",
+			 cw->why, enc_why);
+	else if (cw->why[0])
+		snprintf(buf, len,
+			 "read: unavailable (%.160s); %s:" ENC_FUNC " (write)",
+			 cw->why, enc_name(enc));
+	else if (dm_write)
+		snprintf(buf, len,
+			 "%s:workqueue_execute_start->end (read; dm-crypt "
+			 "write)",
+			 m);
+	else if (enc == ENC_NONE)
+		snprintf(buf, len,
+			 "%s:workqueue_execute_start->end (read); "
+			 "write: unavailable (%.180s)",
+			 m, enc_why);
+	else
+		snprintf(buf, len,
+			 "%s:workqueue_execute_start->end (read); "
+			 "%s:" ENC_FUNC " (write)",
+			 m, enc_name(enc));
+}
+
 void plan_sources(const struct capabilities *caps, bool btf,
 		  enum enc_method enc, const char *enc_why,
+		  const struct crypt_work_plan *cw,
 		  char src[NR_LAYERS][DETAIL_LEN])
 {
 	const char *m = btf ? "tp_btf" : "raw_tp";
@@ -53,18 +87,14 @@ void plan_sources(const struct capabilities *caps, bool btf,
 		 "%s:raw_syscalls/sys_enter+sys_exit", m);
 	snprintf(src[LAYER_FS], DETAIL_LEN,
 		 "derived: syscall minus lower layers");
-	snprintf(src[LAYER_CRYPT_QUEUE], DETAIL_LEN,
-		 "%s:workqueue_queue_work->execute_start", m);
-	if (enc == ENC_NONE)
-		snprintf(src[LAYER_CRYPT], DETAIL_LEN,
-			 "%s:workqueue_execute_start->end (read); "
-			 "write: unavailable (%.180s)",
-			 m, enc_why);
+	if (cw->why[0])
+		snprintf(src[LAYER_CRYPT_QUEUE], DETAIL_LEN, "unavailable: %s",
+			 cw->why);
 	else
-		snprintf(src[LAYER_CRYPT], DETAIL_LEN,
-			 "%s:workqueue_execute_start->end (read); "
-			 "%s:" ENC_FUNC " (write)",
-			 m, enc_name(enc));
+		snprintf(src[LAYER_CRYPT_QUEUE], DETAIL_LEN,
+			 "%s:workqueue_queue_work->execute_start", m);
+	crypt_source(src[LAYER_CRYPT], DETAIL_LEN, btf, enc, enc_why, cw,
+		     false);
 	snprintf(src[LAYER_DM], DETAIL_LEN,
 		 "not traced: time on a device-mapper device counts in fs");
 	snprintf(src[LAYER_BLK_QUEUE], DETAIL_LEN,
@@ -73,13 +103,32 @@ void plan_sources(const struct capabilities *caps, bool btf,
 		 "%s:block_rq_issue->block_rq_complete", m);
 }
 
+void crypt_availability(const struct crypt_work_plan *cw, enum enc_method enc,
+			bool available[NR_LAYERS],
+			bool unavailable_op[NR_LAYERS][NR_OPS])
+{
+	/* No crypto work function to recognise (kallsyms unreadable, its
+	 * addresses hidden): a zero count would read as "no crypto". */
+	if (cw->why[0]) {
+		available[LAYER_CRYPT_QUEUE] = false;
+		unavailable_op[LAYER_CRYPT][OP_READ] = true;
+	}
+	unavailable_op[LAYER_CRYPT][OP_WRITE] = enc == ENC_NONE;
+	if (unavailable_op[LAYER_CRYPT][OP_READ] &&
+	    unavailable_op[LAYER_CRYPT][OP_WRITE])
+		available[LAYER_CRYPT] = false;
+}
+
 void trace_plan(const struct capabilities *caps,
 		char sources[NR_LAYERS][DETAIL_LEN])
 {
 	struct ksyms *ks = ksyms_load(NULL);
+	int ks_errno = errno;
 	char why[DETAIL_LEN] = "";
 	enum enc_method enc = enc_choose(caps, ks, why, sizeof(why));
+	struct crypt_work_plan cw;
 
-	plan_sources(caps, caps->tp_btf.ok, enc, why, sources);
+	crypt_work_plan(ks, ks_errno, &cw);
+	plan_sources(caps, caps->tp_btf.ok, enc, why, &cw, sources);
 	ksyms_free(ks);
 }

@@ -31,7 +31,11 @@ struct tracer {
 	bool unavailable_op[NR_LAYERS][NR_OPS];
 	unsigned int dm_major; /* 0: no device-mapper in this kernel */
 	bool filter_has_dm;
-	bool have_kcryptd; /* dm_crypt was loaded when we opened */
+	/* What crypt's source is made of (see crypt_source). */
+	bool btf;
+	enum enc_method enc;
+	char enc_why[DETAIL_LEN];
+	struct crypt_work_plan cw;
 	struct trace_filter filter;
 	uint64_t kreq_begin[NR_OPS];
 	uint64_t misses_begin;
@@ -91,19 +95,6 @@ static const struct {
 	{SYS_sync_file_range, OP_WRITE},
 };
 
-/* Work functions that do encryption work, by name. */
-static const struct {
-	const char *name;
-	enum crypt_work_kind kind;
-} crypt_table[] = {
-	/* fscrypt reads: ext4's (and f2fs's) static decrypt_work; several
-	 * files may have one, all count. */
-	{"decrypt_work", CRYPT_WORK_FSCRYPT_READ},
-	{"decrypt_bh", CRYPT_WORK_FSCRYPT_READ},
-	{"kcryptd_crypt", CRYPT_WORK_DMCRYPT},
-	{"blk_crypto_fallback_decrypt_bio", CRYPT_WORK_BLK_CRYPTO},
-};
-
 static int fill_sys_ops(struct tracer *tr)
 {
 	int fd = bpf_map__fd(tr->skel->maps.sys_ops);
@@ -117,27 +108,16 @@ static int fill_sys_ops(struct tracer *tr)
 	return 0;
 }
 
-static int fill_crypt_funcs(struct tracer *tr, const struct ksyms *ks)
+static int fill_crypt_funcs(struct tracer *tr)
 {
-	tr->have_kcryptd = ksyms_has(ks, "kcryptd_crypt");
-	int fd = bpf_map__fd(tr->skel->maps.crypt_funcs), used = 0;
-	uint64_t addrs[MAX_CRYPT_FUNCS];
+	int fd = bpf_map__fd(tr->skel->maps.crypt_funcs);
 
-	for (size_t i = 0; i < sizeof(crypt_table) / sizeof(crypt_table[0]);
-	     i++) {
-		int n = ksyms_addrs(ks, crypt_table[i].name, addrs,
-				    MAX_CRYPT_FUNCS);
+	for (int i = 0; i < tr->cw.nr_funcs; i++) {
+		__u64 key = tr->cw.addrs[i];
+		__u32 val = tr->cw.kinds[i];
 
-		for (int j = 0; j < n && j < MAX_CRYPT_FUNCS; j++) {
-			__u64 key = addrs[j];
-			__u32 val = crypt_table[i].kind;
-
-			if (used >= MAX_CRYPT_FUNCS)
-				return -E2BIG;
-			if (bpf_map_update_elem(fd, &key, &val, BPF_ANY))
-				return -errno;
-			used++;
-		}
+		if (bpf_map_update_elem(fd, &key, &val, BPF_ANY))
+			return -errno;
 	}
 	return 0;
 }
@@ -287,7 +267,7 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 	       size_t why_len)
 {
 	libbpf_print_fn_t old_print = libbpf_set_print(capture_print);
-	char enc_why[DETAIL_LEN] = "", ks_why[DETAIL_LEN] = "";
+	char enc_why[DETAIL_LEN] = "";
 	struct tracer *tr = NULL;
 	struct ksyms *ks = NULL;
 	enum enc_method enc;
@@ -311,11 +291,7 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 	}
 	/* Without kallsyms only the crypto layers are lost: go on. */
 	ks = ksyms_load(NULL);
-	if (!ks)
-		snprintf(ks_why, sizeof(ks_why),
-			 "unavailable: cannot read "
-			 "/proc/kallsyms: %s",
-			 strerror(errno));
+	crypt_work_plan(ks, errno, &tr->cw);
 	enc = enc_choose(caps, ks, enc_why, sizeof(enc_why));
 	btf = caps->tp_btf.ok;
 	err = open_load(tr, btf, enc, why, why_len);
@@ -341,7 +317,7 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 	if (err)
 		goto out;
 	err = fill_sys_ops(tr);
-	err = err ?: fill_crypt_funcs(tr, ks);
+	err = err ?: fill_crypt_funcs(tr);
 	if (err) {
 		snprintf(why, why_len, "filling the tracer's tables: %s",
 			 strerror(-err));
@@ -354,17 +330,13 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 			 strerror(-err), bpf_why);
 		goto out;
 	}
-	plan_sources(caps, btf, enc, enc_why, tr->sources);
+	plan_sources(caps, btf, enc, enc_why, &tr->cw, tr->sources);
+	tr->btf = btf;
+	tr->enc = enc;
+	snprintf(tr->enc_why, sizeof(tr->enc_why), "%s", enc_why);
 	for (int l = 0; l < NR_LAYERS; l++)
 		tr->available[l] = l != LAYER_DM;
-	if (!ks) {
-		snprintf(tr->sources[LAYER_CRYPT_QUEUE], DETAIL_LEN, "%s",
-			 ks_why);
-		snprintf(tr->sources[LAYER_CRYPT], DETAIL_LEN, "%s", ks_why);
-		tr->available[LAYER_CRYPT_QUEUE] = false;
-		tr->available[LAYER_CRYPT] = false;
-	}
-	tr->unavailable_op[LAYER_CRYPT][OP_WRITE] = enc == ENC_NONE;
+	crypt_availability(&tr->cw, enc, tr->available, tr->unavailable_op);
 	tr->dm_major = dm_major();
 	*out = tr;
 	tr = NULL;
@@ -509,16 +481,12 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 	       sizeof(snap->unavailable_op));
 	/* dm-crypt encrypts writes on its workqueue too: with a dm device
 	 * in the target, crypt sees writes without fentry/kprobe. */
-	if (tr->filter_has_dm && tr->have_kcryptd &&
+	if (tr->filter_has_dm && tr->cw.have_kcryptd &&
 	    snap->unavailable_op[LAYER_CRYPT][OP_WRITE] &&
 	    snap->available[LAYER_CRYPT]) {
 		snap->unavailable_op[LAYER_CRYPT][OP_WRITE] = false;
-		snprintf(snap->sources[LAYER_CRYPT], DETAIL_LEN,
-			 "%s:workqueue_execute_start->end (read; dm-crypt "
-			 "write)",
-			 strncmp(tr->sources[LAYER_CRYPT], "raw_tp", 6)
-				 ? "tp_btf"
-				 : "raw_tp");
+		crypt_source(snap->sources[LAYER_CRYPT], DETAIL_LEN, tr->btf,
+			     tr->enc, tr->enc_why, &tr->cw, true);
 	}
 	if (!tr->filter_has_dm)
 		snprintf(snap->sources[LAYER_DM], DETAIL_LEN,

@@ -3,6 +3,7 @@
 #ifndef ENCBENCH_TRACE_PRIV_H
 #define ENCBENCH_TRACE_PRIV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +16,24 @@ struct ksyms;
 
 enum enc_method { ENC_NONE, ENC_FENTRY, ENC_KPROBE };
 
+/* cryptwork.c: crypto work items on workqueues. */
+
+/* Which work functions do crypto here, and how their items are filtered. */
+struct crypt_work_plan {
+	/* For the BPF crypt_funcs map: address -> enum crypt_work_kind. */
+	int nr_funcs;
+	uint64_t addrs[MAX_CRYPT_FUNCS];
+	uint32_t kinds[MAX_CRYPT_FUNCS];
+	bool have_kcryptd; /* dm_crypt was loaded */
+	/* Why crypt-queue and crypt's read side are unavailable; "" if they
+	 * are available. */
+	char why[DETAIL_LEN];
+};
+
+/* ks NULL: /proc/kallsyms could not be read, for reason ks_errno. */
+void crypt_work_plan(const struct ksyms *ks, int ks_errno,
+		     struct crypt_work_plan *p);
+
 /* plan.c */
 const char *enc_name(enum enc_method m);
 /* How the write-side crypto is timed here; why not, in why. */
@@ -22,7 +41,16 @@ enum enc_method enc_choose(const struct capabilities *caps,
 			   const struct ksyms *ks, char *why, size_t len);
 void plan_sources(const struct capabilities *caps, bool btf,
 		  enum enc_method enc, const char *enc_why,
+		  const struct crypt_work_plan *cw,
 		  char src[NR_LAYERS][DETAIL_LEN]);
+/* Mark what of crypt-queue and crypt (per op) the tracer cannot see. */
+void crypt_availability(const struct crypt_work_plan *cw, enum enc_method enc,
+			bool available[NR_LAYERS],
+			bool unavailable_op[NR_LAYERS][NR_OPS]);
+/* crypt's source; dm_write: dm-crypt's writes are seen on its workqueue. */
+void crypt_source(char *buf, size_t len, bool btf, enum enc_method enc,
+		  const char *enc_why, const struct crypt_work_plan *cw,
+		  bool dm_write);
 
 /* devstat.c: completed read/write requests on the filter's devices,
  * plus those in flight when `inflight`. */

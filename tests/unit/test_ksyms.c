@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kallsyms as the tracer reads it, from fake files: symbols, and what
+ * becomes of the crypto layers when the addresses are hidden
+ * (kptr_restrict=2 or lockdown print every address as 0) -- they must be
+ * marked unavailable with the reason, never left to read 0.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "trace/ksyms.h"
+#include "trace/trace_priv.h"
+
+/* Every name the tracer looks up, as a kernel with fscrypt, ext4 as a
+ * module and dm_crypt loaded lists them. */
+#define KALLSYMS(a, b, c, d)                                                   \
+	a " T _stext\n" b " t decrypt_bh\n" c                                  \
+	  " T fscrypt_encrypt_pagecache_blocks\n" d                            \
+	  " t decrypt_work\t[ext4]\n" d " t kcryptd_crypt\t[dm_crypt]\n"
+
+static char path[] = "/tmp/encbench-ksyms-XXXXXX";
+
+/* Write text and more to the fake kallsyms file and load it. */
+static struct ksyms *load(const char *text, const char *more)
+{
+	FILE *f = fopen(path, "w");
+	struct ksyms *ks;
+
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0 && fputs(more, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+	ks = ksyms_load(path);
+	assert_non_null(ks);
+	return ks;
+}
+
+static int setup(void **state)
+{
+	int fd = mkstemp(path);
+
+	(void)state;
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(path);
+	return 0;
+}
+
+static void test_lookup(void **state)
+{
+	static const char more[] = "ffffffffc0b02000 t decrypt_work\t[other]\n"
+				   "ffffffff81806e60 t decrypt_work\n"
+				   "junk\n";
+	struct ksyms *ks =
+		load(KALLSYMS("ffffffff81000000", "ffffffff8173e0b0",
+			      "ffffffff81765a50", "ffffffffc0a01000"),
+		     more);
+	uint64_t addrs[4];
+
+	(void)state;
+	assert_true(ksyms_has(ks, "decrypt_bh"));
+	assert_true(ksyms_named(ks, "decrypt_bh"));
+	assert_false(ksyms_has(ks, "no_such_function"));
+	assert_false(ksyms_named(ks, "no_such_function"));
+	/* Static functions of one name in several places: all of them. */
+	assert_int_equal(ksyms_addrs(ks, "decrypt_work", addrs, 4), 3);
+	assert_true(addrs[0] == 0xffffffff81806e60ull);
+	ksyms_free(ks);
+}
+
+/* kptr_restrict=2, lockdown: every address reads 0. */
+static void test_hidden(void **state)
+{
+	struct ksyms *ks =
+		load(KALLSYMS("0000000000000000", "0000000000000000",
+			      "0000000000000000", "0000000000000000"),
+		     "");
+	char src[NR_LAYERS][DETAIL_LEN], why[DETAIL_LEN] = "";
+	bool available[NR_LAYERS], unavailable_op[NR_LAYERS][NR_OPS];
+	struct capabilities caps;
+	struct crypt_work_plan cw;
+	uint64_t addr;
+	enum enc_method enc;
+
+	(void)state;
+	assert_int_equal(ksyms_addrs(ks, "decrypt_work", &addr, 1), 0);
+	assert_false(ksyms_has(ks, "decrypt_work"));
+	assert_true(ksyms_named(ks, "decrypt_work"));
+
+	crypt_work_plan(ks, 0, &cw);
+	assert_int_equal(cw.nr_funcs, 0);
+	assert_false(cw.have_kcryptd);
+	assert_non_null(
+		strstr(cw.why, "/proc/kallsyms hides kernel addresses"));
+
+	/* The write side needs no address: fentry attaches by BTF name. */
+	memset(&caps, 0, sizeof(caps));
+	caps.tp_btf.ok = caps.fentry.ok = true;
+	enc = enc_choose(&caps, ks, why, sizeof(why));
+	assert_int_equal(enc, ENC_FENTRY);
+
+	plan_sources(&caps, true, enc, why, &cw, src);
+	assert_non_null(strstr(src[LAYER_CRYPT_QUEUE],
+			       "unavailable: /proc/kallsyms hides"));
+	assert_non_null(strstr(src[LAYER_CRYPT],
+			       "read: unavailable (/proc/kallsyms hides"));
+	assert_non_null(strstr(src[LAYER_CRYPT], "fentry:" ENC_FUNC));
+
+	memset(available, 1, sizeof(available));
+	memset(unavailable_op, 0, sizeof(unavailable_op));
+	crypt_availability(&cw, enc, available, unavailable_op);
+	assert_false(available[LAYER_CRYPT_QUEUE]);
+	assert_true(available[LAYER_CRYPT]);
+	assert_true(unavailable_op[LAYER_CRYPT][OP_READ]);
+	assert_false(unavailable_op[LAYER_CRYPT][OP_WRITE]);
+
+	/* Neither fentry nor kprobe: crypt is gone for both ops. */
+	caps.fentry.ok = false;
+	snprintf(caps.fentry.detail, DETAIL_LEN, "EPERM");
+	enc = enc_choose(&caps, ks, why, sizeof(why));
+	assert_int_equal(enc, ENC_NONE);
+	plan_sources(&caps, true, enc, why, &cw, src);
+	assert_non_null(strstr(src[LAYER_CRYPT],
+			       "unavailable: read: /proc/kallsyms hides"));
+	memset(available, 1, sizeof(available));
+	memset(unavailable_op, 0, sizeof(unavailable_op));
+	crypt_availability(&cw, enc, available, unavailable_op);
+	assert_false(available[LAYER_CRYPT_QUEUE]);
+	assert_false(available[LAYER_CRYPT]);
+	ksyms_free(ks);
+}
+
+static void test_unreadable_or_absent(void **state)
+{
+	struct crypt_work_plan cw;
+	struct ksyms *ks;
+
+	(void)state;
+	assert_null(ksyms_load("/nonexistent/kallsyms"));
+	assert_int_equal(errno, ENOENT);
+	crypt_work_plan(NULL, ENOENT, &cw);
+	assert_int_equal(cw.nr_funcs, 0);
+	assert_string_equal(cw.why, "cannot read /proc/kallsyms: No such file "
+				    "or directory");
+
+	/* Addresses shown, but no crypto work function in this kernel. */
+	ks = load("ffffffff81000000 T _stext\n", "");
+	crypt_work_plan(ks, 0, &cw);
+	assert_int_equal(cw.nr_funcs, 0);
+	assert_non_null(strstr(cw.why, "no crypto work function"));
+	assert_non_null(strstr(cw.why, "in /proc/kallsyms"));
+	ksyms_free(ks);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_hidden),
+		cmocka_unit_test(test_unreadable_or_absent),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
