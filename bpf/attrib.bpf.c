@@ -37,6 +37,16 @@ const volatile int rq_merge_arg = 0;
 const volatile int rq_requeue_arg = 0;
 
 /*
+ * Per enum crypt_work_kind: where the pointer that leads to the device
+ * (a bio, a buffer_head) sits relative to the work item, which is embedded
+ * in a context struct. Resolved by user space from BTF, not by CO-RE: ext4
+ * and f2fs both have a struct bio_post_read_ctx, and a relocation against
+ * that name is ambiguous. 0: not resolved (two members of one struct never
+ * share an offset), the kind then counts on every device.
+ */
+const volatile long long ctx_delta[NR_CRYPT_WORK_KINDS] = {};
+
+/*
  * An array map rather than a .bss array: a map lookup gives the verifier
  * a bounds-checked pointer on every kernel, where clang's arithmetic on a
  * global array index was rejected by the 6.1 verifier ("unbounded memory
@@ -452,7 +462,53 @@ static __always_inline int dmcrypt_op(struct work_struct *work)
 	return op == OP_READ || op == OP_WRITE ? (int)op : -1;
 }
 
-/* The op a crypto work item serves, or -1 if it is no crypto work. */
+/* The pointer at ctx_delta[kind] from the work item (see ctx_delta). */
+static __always_inline void *ctx_ptr(struct work_struct *work, long long delta)
+{
+	void *p = NULL;
+
+	bpf_probe_read_kernel(&p, sizeof(p), (void *)work + delta);
+	return p;
+}
+
+/*
+ * Whether a work item whose context holds a bio (delta: ctx_delta of its
+ * kind) is the target's. Unresolved: counted everywhere, as user space
+ * says in the layer's source.
+ */
+static __always_inline bool bio_work_dev_ok(struct work_struct *work,
+					    long long delta)
+{
+	if (!filter_devs || !delta)
+		return true;
+	return bio_dev_ok(ctx_ptr(work, delta));
+}
+
+/* decrypt_bh's context holds a buffer_head: its block device. */
+static __always_inline bool bh_work_dev_ok(struct work_struct *work,
+					   long long delta)
+{
+	struct buffer_head *bh;
+	struct block_device *bdev;
+
+	if (!filter_devs || !delta)
+		return true;
+	bh = ctx_ptr(work, delta);
+	if (!bh)
+		return false;
+	bdev = BPF_CORE_READ(bh, b_bdev);
+	if (!bdev)
+		return false;
+	return dev_ok(BPF_CORE_READ(bdev, bd_dev)) ||
+	       dev_ok(disk_dev(BPF_CORE_READ(bdev, bd_disk)));
+}
+
+/*
+ * The op a crypto work item serves, or -1 if it is no crypto work or not
+ * the target's. Reads the work item and its context: call it only where
+ * both are alive, at queue_work and execute_start -- the work function may
+ * free them before execute_end.
+ */
 static __always_inline int crypt_work_op(struct work_struct *work)
 {
 	__u64 func = (__u64)BPF_CORE_READ(work, func);
@@ -462,8 +518,17 @@ static __always_inline int crypt_work_op(struct work_struct *work)
 		return -1;
 	switch (*kind) {
 	case CRYPT_WORK_FSCRYPT_READ:
+		return bio_work_dev_ok(work, ctx_delta[CRYPT_WORK_FSCRYPT_READ])
+			       ? OP_READ
+			       : -1;
 	case CRYPT_WORK_BLK_CRYPTO:
-		return OP_READ;
+		return bio_work_dev_ok(work, ctx_delta[CRYPT_WORK_BLK_CRYPTO])
+			       ? OP_READ
+			       : -1;
+	case CRYPT_WORK_FSCRYPT_BH:
+		return bh_work_dev_ok(work, ctx_delta[CRYPT_WORK_FSCRYPT_BH])
+			       ? OP_READ
+			       : -1;
 	case CRYPT_WORK_DMCRYPT:
 		return dmcrypt_op(work);
 	}
@@ -487,7 +552,8 @@ static __always_inline int on_queue_work(__u64 *ctx)
 }
 
 /* A worker runs one work item at a time, start to end, so the run is
- * keyed by worker tid: the work may be freed by its function. */
+ * keyed by worker tid: the work may be freed by its function, and
+ * execute_end must not read it. */
 static __always_inline int on_execute_start(__u64 *ctx)
 {
 	struct work_struct *work = (void *)ctx[0];

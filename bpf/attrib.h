@@ -46,12 +46,18 @@ struct layer_stat {
 #define MAX_TARGET_DEVS 8
 #define MAX_CRYPT_FUNCS 16
 
-/* What a work function found on a workqueue does. */
+/*
+ * What a work function found on a workqueue does, and so where its work
+ * item leads to a device. Values are shared with user space: append only.
+ */
 enum crypt_work_kind {
 	CRYPT_WORK_NONE,
-	CRYPT_WORK_FSCRYPT_READ, /* ext4/f2fs decrypt_work, decrypt_bh */
+	CRYPT_WORK_FSCRYPT_READ, /* ext4 decrypt_work: bio_post_read_ctx */
 	CRYPT_WORK_DMCRYPT,	 /* kcryptd_crypt: direction from the bio */
 	CRYPT_WORK_BLK_CRYPTO,	 /* blk-crypto fallback decrypt */
+	CRYPT_WORK_FSCRYPT_BH,	 /* decrypt_bh (fs/buffer.c): a buffer_head */
 };
+
+#define NR_CRYPT_WORK_KINDS (CRYPT_WORK_FSCRYPT_BH + 1)
 
 #endif /* __ATTRIB_H */

@@ -5,7 +5,9 @@
  * fscrypt v2 directory). A forked child does a known number of read and
  * write syscalls; the counters must say exactly that, the block layers
  * must see its O_DIRECT requests, plain files must cost no crypto work,
- * fscrypt reads must, and closing the tracer must leave no BPF link.
+ * fscrypt reads must -- but only on the filtered device, a second loop
+ * device's fscrypt reads must not count -- and closing the tracer must
+ * leave no BPF link.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,10 +37,17 @@
 #define IMAGE_MIB 64
 
 static char dir[] = "/var/tmp/encbench-tracetest.XXXXXX";
-/* Short: every path below is one of these plus a short name. */
-static char image[256], mnt[256], loopdev[64];
-static unsigned int dev_major, dev_minor;
-static bool mounted;
+
+/* An ext4 file system on a loop device over an image file in dir. */
+struct loopfs {
+	/* Short: every path below is one of these plus a short name. */
+	char image[256], mnt[256], dev[64];
+	unsigned int major, minor;
+	bool mounted;
+};
+
+/* The tracer's target, and another file system it must ignore. */
+static struct loopfs main_fs, other_fs;
 static struct capabilities caps;
 static struct tracer *tr;
 static int links_before = -1;
@@ -72,63 +81,81 @@ static int bpftool_links(void)
 	return n;
 }
 
-static int group_setup(void **state)
+/* ext4 with fscrypt support (and `mkfs_opts`) on a new loop device,
+ * mounted: dir/<name> is the image, dir/<name>.mnt the mount point. */
+static int loopfs_make(struct loopfs *fs, const char *name,
+		       const char *mkfs_opts)
 {
 	char line[512];
 	struct stat st;
 	FILE *p;
 	int fd;
 
-	(void)state;
-	if (geteuid() != 0) {
-		fprintf(stderr, "# not root: the tracer needs root\n");
-		return -1;
-	}
-	if (!mkdtemp(dir))
-		return -1;
-	snprintf(image, sizeof(image), "%s/image", dir);
-	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
-	fd = open(image, O_CREAT | O_RDWR, 0600);
+	snprintf(fs->image, sizeof(fs->image), "%s/%s", dir, name);
+	snprintf(fs->mnt, sizeof(fs->mnt), "%s/%s.mnt", dir, name);
+	fd = open(fs->image, O_CREAT | O_RDWR, 0600);
 	if (fd < 0 || ftruncate(fd, (off_t)IMAGE_MIB * MIB) || close(fd))
 		return -1;
-	if (mkdir(mnt, 0700))
+	if (mkdir(fs->mnt, 0700))
 		return -1;
-	snprintf(line, sizeof(line), "losetup --find --show %s", image);
+	snprintf(line, sizeof(line), "losetup --find --show %s", fs->image);
 	p = popen(line, "r");
-	if (!p || !fgets(loopdev, sizeof(loopdev), p)) {
+	if (!p || !fgets(fs->dev, sizeof(fs->dev), p)) {
 		if (p)
 			pclose(p);
 		return -1;
 	}
 	pclose(p);
-	loopdev[strcspn(loopdev, "\n")] = '\0';
-	if (stat(loopdev, &st) || !S_ISBLK(st.st_mode))
+	fs->dev[strcspn(fs->dev, "\n")] = '\0';
+	if (stat(fs->dev, &st) || !S_ISBLK(st.st_mode))
 		return -1;
-	dev_major = major(st.st_rdev);
-	dev_minor = minor(st.st_rdev);
-	if (sh("mkfs.ext4 -q -F -O encrypt %s >/dev/null 2>&1", loopdev) ||
-	    mount(loopdev, mnt, "ext4", 0, NULL))
+	fs->major = major(st.st_rdev);
+	fs->minor = minor(st.st_rdev);
+	if (sh("mkfs.ext4 -q -F -O encrypt %s %s >/dev/null 2>&1", mkfs_opts,
+	       fs->dev) ||
+	    mount(fs->dev, fs->mnt, "ext4", 0, NULL))
 		return -1;
-	mounted = true;
+	fs->mounted = true;
+	return 0;
+}
+
+/* Undo loopfs_make, as far as it got; safe to call twice. */
+static void loopfs_remove(struct loopfs *fs)
+{
+	if (fs->mounted && umount(fs->mnt))
+		fprintf(stderr, "# umount %s: %s\n", fs->mnt, strerror(errno));
+	fs->mounted = false;
+	if (fs->dev[0])
+		sh("losetup -d %s", fs->dev);
+	fs->dev[0] = '\0';
+	if (fs->image[0])
+		unlink(fs->image);
+	if (fs->mnt[0])
+		rmdir(fs->mnt);
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	if (geteuid() != 0) {
+		fprintf(stderr, "# not root: the tracer needs root\n");
+		return -1;
+	}
+	if (!mkdtemp(dir) || loopfs_make(&main_fs, "image", ""))
+		return -1;
 	links_before = bpftool_links();
 	probe_all(&caps);
 	return 0;
 }
 
-/* Undo group_setup; safe to call twice. */
+/* Undo group_setup and the tests' own file systems; safe to call
+ * twice. */
 static void cleanup(void)
 {
 	trace_close(tr);
 	tr = NULL;
-	if (mounted && umount(mnt))
-		fprintf(stderr, "# umount %s: %s\n", mnt, strerror(errno));
-	mounted = false;
-	if (loopdev[0])
-		sh("losetup -d %s", loopdev);
-	loopdev[0] = '\0';
-	if (image[0])
-		unlink(image);
-	rmdir(mnt);
+	loopfs_remove(&other_fs);
+	loopfs_remove(&main_fs);
 }
 
 static int group_teardown(void **state)
@@ -158,16 +185,22 @@ static void dump(const char *what, const struct trace_snapshot *snap)
 		}
 }
 
-static void begin(void)
+/* A phase with the tracer filtered to fs's device. */
+static void begin_on(const struct loopfs *fs)
 {
 	struct trace_filter f = {
 		.nr_devs = 1,
-		.major = {dev_major},
-		.minor = {dev_minor},
+		.major = {fs->major},
+		.minor = {fs->minor},
 		.parent_tgid = getpid(),
 	};
 
 	assert_int_equal(trace_begin(tr, &f), 0);
+}
+
+static void begin(void)
+{
+	begin_on(&main_fs);
 }
 
 /*
@@ -231,7 +264,7 @@ static void test_plain_direct(void **state)
 	const struct layer_stat *s;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/plain", mnt);
+	snprintf(path, sizeof(path), "%s/plain", main_fs.mnt);
 	begin();
 	child_io(path, O_DIRECT, true);
 	assert_int_equal(trace_end(tr, &snap), 0);
@@ -292,8 +325,8 @@ static void test_raw_tp_fallback(void **state)
 	char why[DETAIL_LEN] = "", path[512];
 	struct trace_filter f = {
 		.nr_devs = 1,
-		.major = {dev_major},
-		.minor = {dev_minor},
+		.major = {main_fs.major},
+		.minor = {main_fs.minor},
 		.parent_tgid = getpid(),
 	};
 	int err;
@@ -305,7 +338,7 @@ static void test_raw_tp_fallback(void **state)
 	err = trace_open(&raw, &rt, why, sizeof(why));
 	if (err)
 		fail_msg("trace_open (raw_tp): %d: %s", err, why);
-	snprintf(path, sizeof(path), "%s/plain-raw", mnt);
+	snprintf(path, sizeof(path), "%s/plain-raw", main_fs.mnt);
 	assert_int_equal(trace_begin(rt, &f), 0);
 	child_io(path, O_DIRECT, true);
 	assert_int_equal(trace_end(rt, &snap), 0);
@@ -346,8 +379,9 @@ static void test_phase_reset(void **state)
 	assert_true(snap.wall_s >= 0.0 && snap.wall_s < 5.0);
 }
 
-/* An fscrypt v2 directory, its key added for the whole file system. */
-static int fscrypt_dir(const char *path)
+/* An fscrypt v2 directory on fs, its key added for the whole file
+ * system. */
+static int fscrypt_dir(const struct loopfs *fs, const char *path)
 {
 	struct fscrypt_policy_v2 pol = {
 		.version = FSCRYPT_POLICY_V2,
@@ -366,7 +400,7 @@ static int fscrypt_dir(const char *path)
 	k.arg.raw_size = sizeof(k.raw);
 	for (size_t i = 0; i < sizeof(k.raw); i++)
 		k.raw[i] = (__u8)(i * 7 + 1);
-	root = open(mnt, O_RDONLY | O_DIRECTORY);
+	root = open(fs->mnt, O_RDONLY | O_DIRECTORY);
 	if (root < 0)
 		return -1;
 	if (mkdir(path, 0700) || ioctl(root, FS_IOC_ADD_ENCRYPTION_KEY, &k.arg))
@@ -383,17 +417,27 @@ out:
 	return err;
 }
 
+/* Drop path's (plaintext) page cache, so that reads go to the disk. */
+static void evict(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(fsync(fd), 0);
+	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	close(fd);
+}
+
 static void test_fscrypt(void **state)
 {
 	struct trace_snapshot snap;
 	char edir[512], path[1024];
 	const struct layer_stat *s;
-	int fd;
 
 	(void)state;
-	snprintf(edir, sizeof(edir), "%s/enc", mnt);
+	snprintf(edir, sizeof(edir), "%s/enc", main_fs.mnt);
 	snprintf(path, sizeof(path), "%s/file", edir);
-	if (fscrypt_dir(edir)) {
+	if (fscrypt_dir(&main_fs, edir)) {
 		fprintf(stderr, "# fscrypt setup: %s\n", strerror(errno));
 		skip();
 	}
@@ -417,10 +461,7 @@ static void test_fscrypt(void **state)
 		assert_true(snap.stats[LAYER_CRYPT][OP_WRITE].count > 0);
 
 	/* Reads from disk: evict the (plaintext) page cache first. */
-	fd = open(path, O_RDONLY);
-	assert_true(fd >= 0);
-	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
-	close(fd);
+	evict(path);
 	begin();
 	child_io(path, 0, false);
 	assert_int_equal(trace_end(tr, &snap), 0);
@@ -432,6 +473,85 @@ static void test_fscrypt(void **state)
 	assert_int_equal(s->inflight, 0);
 	assert_true(snap.stats[LAYER_CRYPT_QUEUE][OP_READ].count > 0);
 	assert_true(snap.stats[LAYER_DEVICE][OP_READ].count > 0);
+}
+
+/*
+ * In parent (not traced): NR_IO MiB at path, all data (ext4 decrypts it
+ * in decrypt_work) or, holey, one 1 KiB block of data then a hole in each
+ * 2 KiB: a hole followed by data in one page sends ext4 to
+ * block_read_full_folio(), where each block is decrypted in decrypt_bh.
+ */
+static void make_file(const char *path, bool holey)
+{
+	static char buf[MIB];
+	size_t step = holey ? 2048 : MIB, len = holey ? 1024 : MIB;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	assert_true(fd >= 0);
+	memset(buf, 0x5a, sizeof(buf));
+	for (off_t off = 0; off < (off_t)NR_IO * MIB; off += (off_t)step)
+		assert_int_equal(pwrite(fd, buf, len, off), (ssize_t)len);
+	assert_int_equal(ftruncate(fd, (off_t)NR_IO * MIB), 0);
+	assert_int_equal(close(fd), 0);
+}
+
+/* Cold reads of path by a traced child, filtered to fs's device. */
+static void cold_reads(const struct loopfs *fs, const char *path,
+		       const char *what, struct trace_snapshot *snap)
+{
+	evict(path);
+	begin_on(fs);
+	child_io(path, 0, false);
+	assert_int_equal(trace_end(tr, snap), 0);
+	dump(what, snap);
+	assert_int_equal(snap->stats[LAYER_SYSCALL][OP_READ].count, NR_IO);
+}
+
+/*
+ * fscrypt work items are the filtered device's only: another file
+ * system's decryption (both of ext4's decrypt work functions) counts
+ * nothing, the same reads filtered to their own device do count.
+ */
+static void test_fscrypt_other_device(void **state)
+{
+	const char *kinds[] = {"dense", "holey"};
+	struct trace_snapshot snap;
+	char edir[512], path[1024], what[64];
+
+	(void)state;
+	/* 1 KiB blocks: pages of several blocks, for the holey file. */
+	if (loopfs_make(&other_fs, "other", "-b 1024"))
+		fail_msg("second loop device: %s", strerror(errno));
+	snprintf(edir, sizeof(edir), "%s/enc", other_fs.mnt);
+	if (fscrypt_dir(&other_fs, edir)) {
+		fprintf(stderr, "# fscrypt setup: %s\n", strerror(errno));
+		skip();
+	}
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", edir, kinds[i]);
+		make_file(path, i == 1);
+
+		snprintf(what, sizeof(what), "fscrypt %s, other device",
+			 kinds[i]);
+		cold_reads(&main_fs, path, what, &snap);
+		assert_non_null(snap.sources[LAYER_CRYPT_QUEUE]);
+		assert_null(strstr(snap.sources[LAYER_CRYPT_QUEUE],
+				   "not filtered"));
+		for (int op = 0; op < NR_OPS; op++) {
+			assert_int_equal(snap.stats[LAYER_CRYPT][op].count, 0);
+			assert_int_equal(
+				snap.stats[LAYER_CRYPT_QUEUE][op].count, 0);
+			assert_int_equal(snap.stats[LAYER_DEVICE][op].count, 0);
+		}
+
+		snprintf(what, sizeof(what), "fscrypt %s, own device",
+			 kinds[i]);
+		cold_reads(&other_fs, path, what, &snap);
+		assert_true(snap.stats[LAYER_CRYPT][OP_READ].count > 0);
+		assert_true(snap.stats[LAYER_CRYPT_QUEUE][OP_READ].count > 0);
+		assert_true(snap.stats[LAYER_DEVICE][OP_READ].count > 0);
+	}
+	loopfs_remove(&other_fs);
 }
 
 static void test_close_leaves_nothing(void **state)
@@ -455,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_raw_tp_fallback),
 		cmocka_unit_test(test_no_method),
 		cmocka_unit_test(test_fscrypt),
+		cmocka_unit_test(test_fscrypt_other_device),
 		cmocka_unit_test(test_close_leaves_nothing),
 	};
 

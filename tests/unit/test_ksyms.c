@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * kallsyms as the tracer reads it, from fake files: symbols, and what
- * becomes of the crypto layers when the addresses are hidden
- * (kptr_restrict=2 or lockdown print every address as 0) -- they must be
- * marked unavailable with the reason, never left to read 0.
+ * kallsyms as the tracer reads it, from fake files: symbols with their
+ * modules, and what becomes of the crypto layers when the addresses are
+ * hidden (kptr_restrict=2 or lockdown print every address as 0) -- they
+ * must be marked unavailable with the reason, never left to read 0.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -70,6 +70,7 @@ static void test_lookup(void **state)
 		load(KALLSYMS("ffffffff81000000", "ffffffff8173e0b0",
 			      "ffffffff81765a50", "ffffffffc0a01000"),
 		     more);
+	const char *mods[4];
 	uint64_t addrs[4];
 
 	(void)state;
@@ -80,6 +81,14 @@ static void test_lookup(void **state)
 	/* Static functions of one name in several places: all of them. */
 	assert_int_equal(ksyms_addrs(ks, "decrypt_work", addrs, 4), 3);
 	assert_true(addrs[0] == 0xffffffff81806e60ull);
+	assert_int_equal(ksyms_modules(ks, "decrypt_work", mods, 4), 3);
+	assert_string_equal(mods[0], "");
+	assert_string_equal(mods[1], "ext4");
+	assert_string_equal(mods[2], "other");
+	assert_int_equal(ksyms_modules(ks, "kcryptd_crypt", mods, 4), 1);
+	assert_string_equal(mods[0], "dm_crypt");
+	assert_int_equal(ksyms_modules(ks, "decrypt_bh", mods, 4), 1);
+	assert_string_equal(mods[0], "");
 	ksyms_free(ks);
 }
 
@@ -167,12 +176,46 @@ static void test_unreadable_or_absent(void **state)
 	ksyms_free(ks);
 }
 
+/* A work function whose context cannot be found in BTF still counts,
+ * on every device, and the note says so. */
+static void test_unfiltered_note(void **state)
+{
+	struct ksyms *ks = load(
+		"ffffffffc0a01000 t decrypt_work\t[encbench_no_such_mod]\n",
+		"");
+	char src[NR_LAYERS][DETAIL_LEN];
+	struct capabilities caps;
+	struct crypt_work_plan cw;
+
+	(void)state;
+	crypt_work_plan(ks, 0, &cw);
+	assert_int_equal(cw.nr_funcs, 1);
+	assert_true(cw.addrs[0] == 0xffffffffc0a01000ull);
+	assert_int_equal(cw.kinds[0], CRYPT_WORK_FSCRYPT_READ);
+	assert_string_equal(cw.why, "");
+	assert_true(cw.ctx_delta[CRYPT_WORK_FSCRYPT_READ] == 0);
+	assert_non_null(strstr(cw.note, "fscrypt work not filtered by device: "
+					"decrypt_work: "));
+
+	memset(&caps, 0, sizeof(caps));
+	caps.tp_btf.ok = true;
+	plan_sources(&caps, true, ENC_NONE, "EPERM", &cw, src);
+	assert_non_null(strstr(src[LAYER_CRYPT_QUEUE],
+			       "tp_btf:workqueue_queue_work->execute_start; "
+			       "fscrypt work not filtered by device"));
+	assert_non_null(strstr(src[LAYER_CRYPT],
+			       "(read; fscrypt work not filtered by device"));
+	assert_non_null(strstr(src[LAYER_CRYPT], "write: unavailable (EPERM)"));
+	ksyms_free(ks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lookup),
 		cmocka_unit_test(test_hidden),
 		cmocka_unit_test(test_unreadable_or_absent),
+		cmocka_unit_test(test_unfiltered_note),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

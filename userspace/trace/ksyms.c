@@ -14,6 +14,7 @@
 struct ksym {
 	uint64_t addr;
 	char *name; /* points into the owning ksyms' strings */
+	char *mod;  /* likewise, "" for the kernel image */
 };
 
 struct ksyms {
@@ -40,18 +41,32 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-static int add(struct ksyms *ks, uint64_t addr, const char *name)
+/* Copy s into strs; its offset, as strs may still move. */
+static int intern(struct ksyms *ks, const char *s, size_t *off)
 {
-	size_t len = strlen(name) + 1;
+	size_t len = strlen(s) + 1;
+
+	if (grow((void **)&ks->strs, &ks->strs_cap, ks->strs_len + len, 1))
+		return -ENOMEM;
+	memcpy(ks->strs + ks->strs_len, s, len);
+	*off = ks->strs_len;
+	ks->strs_len += len;
+	return 0;
+}
+
+/* mod_off: offset of the module name, shared by all of a module's
+ * symbols (kallsyms lists them together). */
+static int add(struct ksyms *ks, uint64_t addr, const char *name,
+	       size_t mod_off)
+{
+	size_t off;
 
 	if (grow((void **)&ks->syms, &ks->cap, ks->nr + 1, sizeof(*ks->syms)) ||
-	    grow((void **)&ks->strs, &ks->strs_cap, ks->strs_len + len, 1))
+	    intern(ks, name, &off))
 		return -ENOMEM;
-	memcpy(ks->strs + ks->strs_len, name, len);
-	/* Store the offset now: strs may still move. */
-	ks->syms[ks->nr].name = (char *)(uintptr_t)ks->strs_len;
+	ks->syms[ks->nr].name = (char *)(uintptr_t)off;
+	ks->syms[ks->nr].mod = (char *)(uintptr_t)mod_off;
 	ks->syms[ks->nr].addr = addr;
-	ks->strs_len += len;
 	ks->nr++;
 	return 0;
 }
@@ -69,10 +84,11 @@ static int by_name(const void *a, const void *b)
 struct ksyms *ksyms_load(const char *path)
 {
 	struct ksyms *ks = calloc(1, sizeof(*ks));
-	char line[512], name[256];
+	char line[512], name[256], mod[64], last[64] = "";
+	size_t mod_off = 0, none = 0;
 	uint64_t addr;
 	FILE *f = NULL;
-	int err = 0;
+	int err = 0, n;
 	char type;
 
 	if (!ks)
@@ -82,21 +98,36 @@ struct ksyms *ksyms_load(const char *path)
 		err = -errno;
 		goto fail;
 	}
+	err = intern(ks, "", &none);
+	if (err)
+		goto fail;
 	/* "ffffffff81806e60 t decrypt_work" or "... t
-	 * kcryptd_crypt\t[dm_crypt]": the module column is not needed, a name
-	 * is looked up everywhere. */
+	 * kcryptd_crypt\t[dm_crypt]": a name is looked up everywhere, the
+	 * module says whose BTF describes the symbol's types. */
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) !=
-		    3)
+		n = sscanf(line, "%" SCNx64 " %c %255s [%63[^]]", &addr, &type,
+			   name, mod);
+		if (n < 3)
 			continue;
-		err = add(ks, addr, name);
+		if (n == 3) {
+			mod_off = none;
+			last[0] = '\0';
+		} else if (strcmp(mod, last)) {
+			err = intern(ks, mod, &mod_off);
+			if (err)
+				goto fail;
+			snprintf(last, sizeof(last), "%s", mod);
+		}
+		err = add(ks, addr, name, mod_off);
 		if (err)
 			goto fail;
 	}
 	fclose(f);
 	f = NULL;
-	for (size_t i = 0; i < ks->nr; i++)
+	for (size_t i = 0; i < ks->nr; i++) {
 		ks->syms[i].name = ks->strs + (uintptr_t)ks->syms[i].name;
+		ks->syms[i].mod = ks->strs + (uintptr_t)ks->syms[i].mod;
+	}
 	qsort(ks->syms, ks->nr, sizeof(*ks->syms), by_name);
 	return ks;
 fail:
@@ -132,15 +163,28 @@ static size_t first_of(const struct ksyms *ks, const char *name)
 	return lo;
 }
 
+/* The symbols called name are [returned index, *end); none if ks is NULL. */
+static size_t named(const struct ksyms *ks, const char *name, size_t *end)
+{
+	size_t first, i;
+
+	*end = 0;
+	if (!ks || !name)
+		return 0;
+	first = i = first_of(ks, name);
+	while (i < ks->nr && strcmp(ks->syms[i].name, name) == 0)
+		i++;
+	*end = i;
+	return first;
+}
+
 int ksyms_addrs(const struct ksyms *ks, const char *name, uint64_t *addrs,
 		int max)
 {
+	size_t end;
 	int n = 0;
 
-	if (!ks || !name)
-		return 0;
-	for (size_t i = first_of(ks, name);
-	     i < ks->nr && strcmp(ks->syms[i].name, name) == 0; i++) {
+	for (size_t i = named(ks, name, &end); i < end; i++) {
 		if (!ks->syms[i].addr)
 			continue;
 		if (n < max)
@@ -157,10 +201,24 @@ bool ksyms_has(const struct ksyms *ks, const char *name)
 
 bool ksyms_named(const struct ksyms *ks, const char *name)
 {
-	size_t i;
+	size_t end;
 
-	if (!ks || !name)
-		return false;
-	i = first_of(ks, name);
-	return i < ks->nr && strcmp(ks->syms[i].name, name) == 0;
+	return named(ks, name, &end) < end;
+}
+
+int ksyms_modules(const struct ksyms *ks, const char *name, const char **mods,
+		  int max)
+{
+	size_t end;
+	int n = 0, j;
+
+	for (size_t i = named(ks, name, &end); i < end; i++) {
+		if (!ks->syms[i].addr)
+			continue;
+		for (j = 0; j < n && strcmp(mods[j], ks->syms[i].mod); j++)
+			;
+		if (j == n && n < max)
+			mods[n++] = ks->syms[i].mod;
+	}
+	return n;
 }

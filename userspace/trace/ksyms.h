@@ -27,5 +27,10 @@ bool ksyms_has(const struct ksyms *ks, const char *name);
 /* Whether `name` is listed at all, address or not: with addresses hidden
  * (kptr_restrict, lockdown) a function still exists for fentry/kprobe. */
 bool ksyms_named(const struct ksyms *ks, const char *name);
+/* The distinct modules ("" for the kernel image) of the symbols called
+ * `name` that have an address, at most `max`; how many. The strings live
+ * as long as ks. */
+int ksyms_modules(const struct ksyms *ks, const char *name, const char **mods,
+		  int max);
 
 #endif /* ENCBENCH_KSYMS_H */

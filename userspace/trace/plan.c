@@ -38,6 +38,12 @@ enum enc_method enc_choose(const struct capabilities *caps,
 	return ENC_NONE;
 }
 
+/* "; <note>" if there is a note, for inside a source text. */
+static const char *sep(const char *note)
+{
+	return note[0] ? "; " : "";
+}
+
 void crypt_source(char *buf, size_t len, bool btf, enum enc_method enc,
 		  const char *enc_why, const struct crypt_work_plan *cw,
 		  bool dm_write)
@@ -54,18 +60,20 @@ void crypt_source(char *buf, size_t len, bool btf, enum enc_method enc,
 	else if (dm_write)
 		snprintf(buf, len,
 			 "%s:workqueue_execute_start->end (read; dm-crypt "
-			 "write)",
-			 m);
+			 "write%s%s)",
+			 m, sep(cw->note), cw->note);
 	else if (enc == ENC_NONE)
+		/* The note first: of the two, the write reason may lose its
+		 * tail. */
 		snprintf(buf, len,
-			 "%s:workqueue_execute_start->end (read); "
+			 "%s:workqueue_execute_start->end (read%s%.120s); "
 			 "write: unavailable (%.180s)",
-			 m, enc_why);
+			 m, sep(cw->note), cw->note, enc_why);
 	else
 		snprintf(buf, len,
-			 "%s:workqueue_execute_start->end (read); "
+			 "%s:workqueue_execute_start->end (read%s%s); "
 			 "%s:" ENC_FUNC " (write)",
-			 m, enc_name(enc));
+			 m, sep(cw->note), cw->note, enc_name(enc));
 }
 
 void plan_sources(const struct capabilities *caps, bool btf,
@@ -92,7 +100,8 @@ void plan_sources(const struct capabilities *caps, bool btf,
 			 cw->why);
 	else
 		snprintf(src[LAYER_CRYPT_QUEUE], DETAIL_LEN,
-			 "%s:workqueue_queue_work->execute_start", m);
+			 "%s:workqueue_queue_work->execute_start%s%s", m,
+			 sep(cw->note), cw->note);
 	crypt_source(src[LAYER_CRYPT], DETAIL_LEN, btf, enc, enc_why, cw,
 		     false);
 	snprintf(src[LAYER_DM], DETAIL_LEN,

@@ -232,6 +232,8 @@ static int open_load(struct tracer *tr, bool btf, enum enc_method enc,
 	}
 	set_autoload(tr->skel, btf, enc);
 	set_arg_layout(tr->skel);
+	memcpy(tr->skel->rodata->ctx_delta, tr->cw.ctx_delta,
+	       sizeof(tr->cw.ctx_delta));
 	err = attrib_bpf__load(tr->skel);
 	if (err) {
 		snprintf(why, len, "loading the BPF programs: %s (%s)",

@@ -10,6 +10,7 @@
 #include "trace.h"
 
 struct ksyms;
+struct btf;
 
 /* fscrypt encrypts page cache blocks synchronously in writeback. */
 #define ENC_FUNC "fscrypt_encrypt_pagecache_blocks"
@@ -28,11 +29,35 @@ struct crypt_work_plan {
 	/* Why crypt-queue and crypt's read side are unavailable; "" if they
 	 * are available. */
 	char why[DETAIL_LEN];
+	/* attrib.bpf.c's ctx_delta: 0 where unresolved. */
+	long long ctx_delta[NR_CRYPT_WORK_KINDS];
+	/* Which registered work is counted on every device, and why; "" if
+	 * all of it is filtered like the block layers. */
+	char note[DETAIL_LEN];
 };
 
 /* ks NULL: /proc/kallsyms could not be read, for reason ks_errno. */
 void crypt_work_plan(const struct ksyms *ks, int ks_errno,
 		     struct crypt_work_plan *p);
+
+#define WORK_CTX_MAX_NAMES   3
+#define WORK_CTX_MAX_MEMBERS 6
+
+/* The struct a work item is embedded in, and the member that leads to
+ * the device. */
+struct work_ctx_layout {
+	const char *structs[WORK_CTX_MAX_NAMES]; /* names, newest first */
+	const char *work; /* its struct work_struct member */
+	const char *ptr;  /* the pointer to read: bio, buffer_head */
+	/* All of its members in order, to pick it among namesakes (other
+	 * files' structs of the same name); may be left empty. */
+	const char *exact[WORK_CTX_MAX_MEMBERS];
+};
+
+/* Byte offset of l->ptr from l->work in the struct of `btf` that fits l;
+ * 0, and why, if none fits or the ones that fit disagree. */
+long long work_ctx_delta(const struct btf *btf, const struct work_ctx_layout *l,
+			 char *why, size_t len);
 
 /* plan.c */
 const char *enc_name(enum enc_method m);
