@@ -305,12 +305,14 @@ static __always_inline int on_bio_queue(__u64 *ctx)
 	struct gendisk *disk;
 	__u64 key, now;
 	__u32 op;
+	int grp;
 
 	if (!tracing_on)
 		return 0;
-	op = BPF_CORE_READ(bio, bi_opf) & REQ_OP_MASK_;
-	if (op != OP_READ && op != OP_WRITE)
+	grp = op_group(BPF_CORE_READ(bio, bi_opf));
+	if (grp < 0)
 		return 0;
+	op = grp;
 	/* An empty REQ_PREFLUSH write (blkdev_issue_flush) never has its
 	 * own request issued: the flush machinery issues a flush request
 	 * and completes the original without block_rq_issue. */
@@ -408,6 +410,7 @@ static __always_inline int on_rq_issue(__u64 *ctx)
 	struct request *rq = (void *)ctx_arg(ctx, rq_issue_arg);
 	__u64 key = (__u64)rq, now;
 	__u32 op;
+	int grp;
 
 	/* Not the target's: none of its bios was queued here either. */
 	if (!rq_dev_ok(rq))
@@ -416,9 +419,10 @@ static __always_inline int on_rq_issue(__u64 *ctx)
 	rq_queue_end(rq, now, true);
 	if (!tracing_on)
 		return 0;
-	op = BPF_CORE_READ(rq, cmd_flags) & REQ_OP_MASK_;
-	if (op != OP_READ && op != OP_WRITE)
+	grp = op_group(BPF_CORE_READ(rq, cmd_flags));
+	if (grp < 0)
 		return 0;
+	op = grp;
 	item_start(&rq_start, &key, LAYER_DEVICE, op, now, now);
 	return 0;
 }
@@ -450,7 +454,6 @@ static __always_inline int dmcrypt_op(struct work_struct *work)
 {
 	struct dm_crypt_io___x *io;
 	struct bio *bio;
-	__u32 op;
 
 	if (!bpf_core_type_exists(struct dm_crypt_io___x))
 		return -1;
@@ -458,8 +461,7 @@ static __always_inline int dmcrypt_op(struct work_struct *work)
 	bio = BPF_CORE_READ(io, base_bio);
 	if (!bio_dev_ok(bio))
 		return -1;
-	op = BPF_CORE_READ(bio, bi_opf) & REQ_OP_MASK_;
-	return op == OP_READ || op == OP_WRITE ? (int)op : -1;
+	return op_group(BPF_CORE_READ(bio, bi_opf));
 }
 
 /* The pointer at ctx_delta[kind] from the work item (see ctx_delta). */

@@ -28,7 +28,25 @@
  * REQ_OP_BITS has been 8 since ef295ecf090d ("block: better op and flags
  * encoding", v4.10); the mask is a macro, so it is not in vmlinux.h.
  */
-#define REQ_OP_MASK_ ((1U << 8) - 1)
+#define REQ_OP_MASK_	((1U << 8) - 1)
+#define REQ_OP_DISCARD_ 3
+
+/*
+ * The op a bio or request counts under, the way the kernel's diskstats
+ * count it (op_stat_group(): discard apart, an op with the write bit set
+ * is a write, REQ_OP_WRITE_ZEROES included), so the `device` layer stays
+ * comparable with /sys/block/<dev>/stat. -1 for the rest (flush, discard).
+ */
+static __always_inline int op_group(__u32 opf)
+{
+	__u32 op = opf & REQ_OP_MASK_;
+
+	if (op == 0)
+		return 0; /* OP_READ */
+	if ((op & 1) && op != REQ_OP_DISCARD_)
+		return 1; /* OP_WRITE */
+	return -1;
+}
 
 /*
  * 309dca309fc3 ("block: store a block_device pointer in struct bio",
