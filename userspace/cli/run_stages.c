@@ -218,10 +218,24 @@ static void record_attribution(struct run_ctx *ctx, struct target *t,
 	}
 }
 
+static void window_open(void *tr)
+{
+	trace_resume(tr);
+}
+
+static void window_close(void *tr)
+{
+	trace_pause(tr);
+}
+
 static int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
 			 struct target *t)
 {
-	struct workload_ctx wc = {.cfg = ctx->cfg, .target = t};
+	/* Attribution covers the timed children only, not the parent's
+	 * dropping of caches or removal of files between them. */
+	const struct workload_window win = {window_open, window_close, ctx->tr};
+	struct workload_ctx wc = {
+		.cfg = ctx->cfg, .target = t, .window = ctx->tr ? &win : NULL};
 	struct trace_snapshot *snap = NULL;
 	struct trace_filter f;
 	const char *note;
@@ -249,6 +263,8 @@ static int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
 		say("encbench-trace: trace_begin failed on %s; no attribution "
 		    "for it\n",
 		    t->info.name);
+	else if (ctx->tr)
+		trace_pause(ctx->tr); /* until the first timed child */
 	for (int i = 1; i <= ctx->cfg->runs && !err; i++) {
 		struct sample s = {0};
 

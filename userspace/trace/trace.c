@@ -37,9 +37,15 @@ struct tracer {
 	char enc_why[DETAIL_LEN];
 	struct crypt_work_plan cw;
 	struct trace_filter filter;
+	/* The open window, and what the closed ones of this phase add up to
+	 * (see window_open). */
+	bool window_open;
+	uint64_t opened_ns;
 	uint64_t kreq_begin[NR_OPS];
 	uint64_t misses_begin;
-	struct timespec begun;
+	uint64_t kreq_acc[NR_OPS];
+	uint64_t misses_acc;
+	uint64_t wall_acc_ns;
 };
 
 /* ---- libbpf messages: keep the first warning as the reason ---------- */
@@ -400,6 +406,53 @@ static void stats_read(struct bpf_map *m, struct trace_snapshot *snap)
 				     sizeof(snap->stats[0][0]), 0);
 }
 
+static uint64_t ts_ns(const struct timespec *t)
+{
+	return (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC. */
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return ts_ns(&t);
+}
+
+/*
+ * A phase is one or more windows (trace_resume .. trace_pause). New items
+ * start only inside one; the kernel's counters are read inside it, so a
+ * request completing at either edge is traced, never only counted, and
+ * the device count stays >= the kernel's.
+ */
+static void window_open(struct tracer *tr)
+{
+	if (tr->window_open)
+		return;
+	tr->opened_ns = now_ns();
+	__atomic_store_n(&tr->skel->bss->tracing_on, 1, __ATOMIC_SEQ_CST);
+	kernel_requests(&tr->filter, tr->kreq_begin, true);
+	tr->misses_begin = recursion_misses(tr->skel);
+	tr->window_open = true;
+}
+
+static void window_close(struct tracer *tr)
+{
+	uint64_t kreq[NR_OPS];
+
+	if (!tr->window_open)
+		return;
+	kernel_requests(&tr->filter, kreq, false);
+	__atomic_store_n(&tr->skel->bss->tracing_on, 0, __ATOMIC_SEQ_CST);
+	for (int op = 0; op < NR_OPS; op++)
+		if (kreq[op] > tr->kreq_begin[op])
+			tr->kreq_acc[op] += kreq[op] - tr->kreq_begin[op];
+	tr->misses_acc += recursion_misses(tr->skel) - tr->misses_begin;
+	tr->wall_acc_ns += now_ns() - tr->opened_ns;
+	tr->window_open = false;
+}
+
 int trace_begin(struct tracer *tr, const struct trace_filter *f)
 {
 	struct attrib_bpf *skel;
@@ -412,6 +465,7 @@ int trace_begin(struct tracer *tr, const struct trace_filter *f)
 	 * item in flight (their ends find no entry), and only then are the
 	 * counters they would have touched zeroed. */
 	__atomic_store_n(&skel->bss->tracing_on, 0, __ATOMIC_SEQ_CST);
+	tr->window_open = false;
 	map_clear(skel->maps.sys_start);
 	map_clear(skel->maps.bio_start);
 	map_clear(skel->maps.rq_start);
@@ -438,33 +492,37 @@ int trace_begin(struct tracer *tr, const struct trace_filter *f)
 	tr->filter = *f;
 	skel->bss->filter_devs = f->nr_devs > 0;
 	skel->bss->root_tgid = f->parent_tgid;
-	clock_gettime(CLOCK_MONOTONIC, &tr->begun);
-	__atomic_store_n(&skel->bss->tracing_on, 1, __ATOMIC_SEQ_CST);
-	/* The kernel's counters are read inside the traced window, so a
-	 * request completing at either edge is traced, never only counted:
-	 * the device count stays >= the kernel's. */
-	kernel_requests(f, tr->kreq_begin, true);
-	tr->misses_begin = recursion_misses(skel);
+	memset(tr->kreq_acc, 0, sizeof(tr->kreq_acc));
+	tr->misses_acc = 0;
+	tr->wall_acc_ns = 0;
+	window_open(tr);
 	return 0;
 }
 
-static uint64_t ts_ns(const struct timespec *t)
+int trace_pause(struct tracer *tr)
 {
-	return (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec;
+	if (!tr)
+		return -EINVAL;
+	window_close(tr);
+	return 0;
+}
+
+int trace_resume(struct tracer *tr)
+{
+	if (!tr)
+		return -EINVAL;
+	window_open(tr);
+	return 0;
 }
 
 int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 {
-	uint64_t kreq[NR_OPS], now;
-	struct timespec t;
+	uint64_t now;
 
 	if (!tr || !snap)
 		return -EINVAL;
-	kernel_requests(&tr->filter, kreq, false); /* see trace_begin */
-	__atomic_store_n(&tr->skel->bss->tracing_on, 0, __ATOMIC_SEQ_CST);
-	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC. */
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	now = ts_ns(&t);
+	window_close(tr);
+	now = now_ns();
 	memset(snap, 0, sizeof(*snap));
 	stats_read(tr->skel->maps.stats, snap);
 	/* A busy period still open (async writeback in flight) counts up
@@ -498,13 +556,9 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 		snprintf(snap->sources[LAYER_DM], DETAIL_LEN,
 			 "unavailable: dm bio tracing is not implemented "
 			 "yet; time on the dm device counts in fs");
-	for (int op = 0; op < NR_OPS; op++)
-		snap->kernel_requests[op] =
-			kreq[op] >= tr->kreq_begin[op]
-				? kreq[op] - tr->kreq_begin[op]
-				: 0;
-	snap->wall_s = (double)(now - ts_ns(&tr->begun)) / 1e9;
-	snap->missed_events = recursion_misses(tr->skel) - tr->misses_begin;
+	memcpy(snap->kernel_requests, tr->kreq_acc, sizeof(tr->kreq_acc));
+	snap->wall_s = (double)tr->wall_acc_ns / 1e9;
+	snap->missed_events = tr->misses_acc;
 	return 0;
 }
 

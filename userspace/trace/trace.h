@@ -54,6 +54,12 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 	       size_t why_len);
 /* Reset counters and set the filter: the start of one phase. */
 int trace_begin(struct tracer *tr, const struct trace_filter *f);
+/* Leave out, and take back in, a stretch of the phase: nothing starts
+ * while paused (untimed preparation such as dropping caches stays out of
+ * the attribution); items already in flight still complete and count.
+ * trace_begin opens the first window, trace_end closes the last. */
+int trace_pause(struct tracer *tr);
+int trace_resume(struct tracer *tr);
 /* Copy out the counters of the phase begun by trace_begin. */
 int trace_end(struct tracer *tr, struct trace_snapshot *snap);
 /* Detach and free; leaves no link or program behind. NULL is fine. */

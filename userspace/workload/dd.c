@@ -100,7 +100,7 @@ static int dd_run_once(const struct workload_ctx *ctx, struct sample *out)
 		err = -EIO;
 		goto cleanup;
 	}
-	err = workload_spawn(dd_write, &j, out, 0);
+	err = workload_spawn(ctx, dd_write, &j, out, 0);
 	if (err)
 		goto cleanup;
 	if (ctx->cfg->drop_caches) {
@@ -108,7 +108,7 @@ static int dd_run_once(const struct workload_ctx *ctx, struct sample *out)
 		if (err)
 			goto cleanup;
 	}
-	err = workload_spawn(dd_read, &j, out, 1);
+	err = workload_spawn(ctx, dd_read, &j, out, 1);
 cleanup:
 	if (err && err != -EINTR)
 		fprintf(stderr, "encbench-trace: dd on %s: %s\n", j.path,

@@ -60,9 +60,11 @@ static int cpu_times(uint64_t *busy, uint64_t *total)
 	return 0;
 }
 
-int workload_spawn(int (*fn)(void *arg, double *secs), void *arg,
+int workload_spawn(const struct workload_ctx *ctx,
+		   int (*fn)(void *arg, double *secs), void *arg,
 		   struct sample *out, int m)
 {
+	const struct workload_window *w = ctx->window;
 	uint64_t busy0 = 0, total0 = 0, busy1 = 0, total1 = 0;
 	double *shared;
 	struct rusage ru;
@@ -79,9 +81,13 @@ int workload_spawn(int (*fn)(void *arg, double *secs), void *arg,
 		return -errno;
 	*shared = 0;
 	cpu_times(&busy0, &total0);
+	if (w && w->open)
+		w->open(w->arg);
 	pid = fork();
 	if (pid < 0) {
 		rc = -errno;
+		if (w && w->close)
+			w->close(w->arg);
 		munmap(shared, sizeof(*shared));
 		return rc;
 	}
@@ -92,10 +98,14 @@ int workload_spawn(int (*fn)(void *arg, double *secs), void *arg,
 	while (wait4(pid, &status, 0, &ru) < 0) {
 		if (errno != EINTR) {
 			rc = -errno;
+			if (w && w->close)
+				w->close(w->arg);
 			munmap(shared, sizeof(*shared));
 			return rc;
 		}
 	}
+	if (w && w->close)
+		w->close(w->arg);
 	cpu_times(&busy1, &total1);
 	out->values[m] = *shared;
 	munmap(shared, sizeof(*shared));

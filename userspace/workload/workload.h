@@ -26,10 +26,20 @@ struct sample {
 	double cpu_pct[MAX_METRICS];
 };
 
+/* Called around each timed child by whoever runs the workload (the
+ * tracer's window, when attribution is on), so that what the parent does
+ * untimed stays out of it. Either may be NULL. */
+struct workload_window {
+	void (*open)(void *arg);
+	void (*close)(void *arg);
+	void *arg;
+};
+
 struct workload_ctx {
 	const struct run_config *cfg;
 	const struct target *target;
 	int iteration;
+	const struct workload_window *window;
 };
 
 struct workload_ops {
@@ -56,7 +66,8 @@ extern volatile sig_atomic_t workload_stop;
 /* Run fn(arg) in a child for metric m: out->values[m] = the child's own
  * timing of fn (monotonic), and its rusage goes to out's per-metric
  * fields. Returns fn's return value (0 ok) or negative errno. */
-int workload_spawn(int (*fn)(void *arg, double *secs), void *arg,
+int workload_spawn(const struct workload_ctx *ctx,
+		   int (*fn)(void *arg, double *secs), void *arg,
 		   struct sample *out, int m);
 /* sync + drop page cache, dentries and inodes. */
 int drop_caches(void);
