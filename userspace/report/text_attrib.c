@@ -86,8 +86,12 @@ static void print_attrib(const struct attribution *a, FILE *out)
 	uint64_t sc_busy = a->layers[LAYER_SYSCALL].busy_ns;
 	char mean[32];
 
-	fprintf(out, "\n%s, %s, %s: one %s call takes %s on average\n",
-		a->target, a->workload, op_name(a->op), op_name(a->op),
+	/* The syscall layer groups a family per op (trace.c's sys_table):
+	 * say which, or "one write call" hides that fsync is one of them. */
+	fprintf(out, "\n%s, %s, %s: %s calls take %s on average\n",
+		a->target, a->workload, op_name(a->op),
+		a->op == OP_READ ? "read/pread/readv"
+				 : "write/pwrite/writev/fsync/fdatasync",
 		fmt_ns(a->syscall_mean_ns, mean, sizeof(mean)));
 	fprintf(out, "  %-12s %9s %10s %10s %7s  %s\n", "layer", "count",
 		"mean", "p99", "busy %", "source");
