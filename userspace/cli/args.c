@@ -78,31 +78,25 @@ static const struct option run_opts[] = {
 	{0},
 };
 
-#define ERR(...)                                                               \
-	do {                                                                   \
-		fprintf(stderr, "encbench-trace: run: " __VA_ARGS__);          \
-		fputc('\n', stderr);                                           \
-		return 2;                                                      \
-	} while (0)
-
 static int check_names(const struct run_config *cfg)
 {
 	for (int i = 0; i < cfg->nr_targets; i++) {
 		if (!target_find(cfg->targets[i]))
-			ERR("unknown target '%s' (see --help)",
-			    cfg->targets[i]);
+			RUN_BAD("unknown target '%s' (see --help)",
+				cfg->targets[i]);
 		for (int j = 0; j < i; j++)
 			if (!strcmp(cfg->targets[i], cfg->targets[j]))
-				ERR("target '%s' given twice", cfg->targets[i]);
+				RUN_BAD("target '%s' given twice",
+					cfg->targets[i]);
 	}
 	for (int i = 0; i < cfg->nr_workloads; i++) {
 		if (!workload_find(cfg->workloads[i]))
-			ERR("unknown workload '%s' (see --help)",
-			    cfg->workloads[i]);
+			RUN_BAD("unknown workload '%s' (see --help)",
+				cfg->workloads[i]);
 		for (int j = 0; j < i; j++)
 			if (!strcmp(cfg->workloads[i], cfg->workloads[j]))
-				ERR("workload '%s' given twice",
-				    cfg->workloads[i]);
+				RUN_BAD("workload '%s' given twice",
+					cfg->workloads[i]);
 	}
 	return 0;
 }
@@ -121,16 +115,18 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
 		case 's':
 			sz = parse_size(optarg);
 			if (sz <= 0)
-				ERR("invalid size '%s': expected a positive "
-				    "number with optional K, M or G",
-				    optarg);
+				RUN_BAD("invalid size '%s': expected a "
+					"positive "
+					"number with optional K, M or G",
+					optarg);
 			if (sz % 4096)
-				ERR("size '%s' is not a multiple of 4 KiB "
-				    "(O_DIRECT needs aligned sizes)",
-				    optarg);
+				RUN_BAD("size '%s' is not a multiple of 4 KiB "
+					"(O_DIRECT needs aligned sizes)",
+					optarg);
 			/* Bounded so that space arithmetic cannot wrap. */
 			if (sz > (1LL << 50))
-				ERR("size '%s' is larger than 1 PiB", optarg);
+				RUN_BAD("size '%s' is larger than 1 PiB",
+					optarg);
 			cfg->size_bytes = sz;
 			break;
 		case 'n': {
@@ -140,20 +136,20 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
 			n = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || n < 1 ||
 			    n > MAX_SAMPLES)
-				ERR("invalid runs '%s': expected 1..%d", optarg,
-				    MAX_SAMPLES);
+				RUN_BAD("invalid runs '%s': expected 1..%d",
+					optarg, MAX_SAMPLES);
 			cfg->runs = (int)n;
 			break;
 		}
 		case 't':
 			if (parse_list(optarg, cfg->targets, MAX_TARGETS,
 				       &cfg->nr_targets))
-				ERR("invalid target list '%s'", optarg);
+				RUN_BAD("invalid target list '%s'", optarg);
 			break;
 		case 'w':
 			if (parse_list(optarg, cfg->workloads, MAX_WORKLOADS,
 				       &cfg->nr_workloads))
-				ERR("invalid workload list '%s'", optarg);
+				RUN_BAD("invalid workload list '%s'", optarg);
 			break;
 		case 'o':
 			snprintf(cfg->output, sizeof(cfg->output), "%s",
@@ -179,14 +175,14 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
 			print_run_help();
 			return 1;
 		case ':':
-			ERR("option '%s' needs a value", argv[optind - 1]);
+			RUN_BAD("option '%s' needs a value", argv[optind - 1]);
 		default:
-			ERR("unknown option '%s' (see encbench-trace run "
-			    "--help)",
-			    argv[optind - 1]);
+			RUN_BAD("unknown option '%s' (see encbench-trace run "
+				"--help)",
+				argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		ERR("unexpected argument '%s'", argv[optind]);
+		RUN_BAD("unexpected argument '%s'", argv[optind]);
 	return check_names(cfg);
 }

@@ -115,13 +115,6 @@ static bool can_create_in(const char *dir)
 	return true;
 }
 
-#define BAD(...)                                                               \
-	do {                                                                   \
-		fprintf(stderr, "encbench-trace: run: " __VA_ARGS__);          \
-		fputc('\n', stderr);                                           \
-		return 2;                                                      \
-	} while (0)
-
 /* Everything that can be checked before anything is created. */
 static int validate(struct run_config *cfg)
 {
@@ -131,20 +124,22 @@ static int validate(struct run_config *cfg)
 	uint64_t need, avail;
 
 	if (geteuid() != 0)
-		BAD("needs root (loop devices, mounts, keys, BPF): try sudo");
+		RUN_BAD("needs root (loop devices, mounts, keys, BPF): try "
+			"sudo");
 	if (stat(cfg->scratch, &st) < 0 || !S_ISDIR(st.st_mode))
-		BAD("scratch folder '%s' does not exist", cfg->scratch);
+		RUN_BAD("scratch folder '%s' does not exist", cfg->scratch);
 	if (!can_create_in(cfg->scratch) || statvfs(cfg->scratch, &vfs) < 0)
-		BAD("scratch folder '%s' is not writable (%s)", cfg->scratch,
-		    strerror(errno));
+		RUN_BAD("scratch folder '%s' is not writable (%s)",
+			cfg->scratch, strerror(errno));
 	need = target_fs_bytes(cfg) * cfg->nr_targets;
 	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 	if (need > avail)
-		BAD("size %llu MiB does not fit: %d targets need %llu MiB in "
-		    "'%s', %llu MiB free",
-		    (unsigned long long)(cfg->size_bytes / MiB),
-		    cfg->nr_targets, (unsigned long long)(need / MiB),
-		    cfg->scratch, (unsigned long long)(avail / MiB));
+		RUN_BAD("size %llu MiB does not fit: %d targets need %llu MiB "
+			"in "
+			"'%s', %llu MiB free",
+			(unsigned long long)(cfg->size_bytes / MiB),
+			cfg->nr_targets, (unsigned long long)(need / MiB),
+			cfg->scratch, (unsigned long long)(avail / MiB));
 
 	if (!cfg->output[0]) {
 		time_t now = time(NULL);
@@ -155,19 +150,20 @@ static int validate(struct run_config *cfg)
 			 "encbench-results/%s", ts);
 	}
 	if (!path_fits(cfg->output))
-		BAD("output path '%.60s...' is too long", cfg->output);
+		RUN_BAD("output path '%.60s...' is too long", cfg->output);
 	existing_ancestor(cfg->output, anc, sizeof(anc));
 	if (stat(anc, &st) < 0 || !S_ISDIR(st.st_mode))
-		BAD("output '%s': '%s' is not a folder", cfg->output, anc);
+		RUN_BAD("output '%s': '%s' is not a folder", cfg->output, anc);
 	if (!can_create_in(anc))
-		BAD("output folder '%s' is not writable (%s)", anc,
-		    strerror(errno));
+		RUN_BAD("output folder '%s' is not writable (%s)", anc,
+			strerror(errno));
 	/* An existing folder must be empty: nothing of anyone's is ever
 	 * overwritten, results.json or otherwise. */
 	if (!strcmp(anc, cfg->output) && !dir_is_empty(anc))
-		BAD("output folder '%s' is not empty: choose a new or empty "
-		    "one (nothing is overwritten)",
-		    cfg->output);
+		RUN_BAD("output folder '%s' is not empty: choose a new or "
+			"empty "
+			"one (nothing is overwritten)",
+			cfg->output);
 	return 0;
 }
 

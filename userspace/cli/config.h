@@ -4,6 +4,7 @@
 #define ENCBENCH_CONFIG_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "../common/results.h"
@@ -28,6 +29,14 @@ struct run_config {
 	bool quiet;	  /* no histograms on the terminal */
 	bool json;	  /* results.json to stdout too (pipeable) */
 };
+
+/* The one-line error of `run` for bad input: print and return exit 2. */
+#define RUN_BAD(...)                                                           \
+	do {                                                                   \
+		fprintf(stderr, "encbench-trace: run: " __VA_ARGS__);          \
+		fputc('\n', stderr);                                           \
+		return 2;                                                      \
+	} while (0)
 
 void config_defaults(struct run_config *cfg);
 /* "64M", "1G", "4096", "512k": bytes, or -1 when it does not parse. */

@@ -126,12 +126,7 @@ static int fscrypt_setup(const struct target_config *cfg, struct target *t)
 
 static int fscrypt_verify(struct target *t)
 {
-	int r = verify_plaintext_on_device(t);
-
-	if (r < 0)
-		return r;
-	t->info.verified_encrypted = r == 0;
-	return r == 0 ? 0 : -EIO;
+	return verify_medium(t, true);
 }
 
 static void remove_key(struct target *t)

@@ -18,6 +18,16 @@
 #define PROBE_BYTES 65536
 #define BLK	    4096
 
+int verify_medium(struct target *t, bool encrypted)
+{
+	int r = verify_plaintext_on_device(t);
+
+	if (r < 0)
+		return r;
+	t->info.verified_encrypted = encrypted && r == 0;
+	return (r == 0) == encrypted ? 0 : -EIO;
+}
+
 static bool all_zero(const unsigned char *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

@@ -2,6 +2,8 @@
 #ifndef ENCBENCH_VERIFY_H
 #define ENCBENCH_VERIFY_H
 
+#include <stdbool.h>
+
 struct target;
 
 /*
@@ -11,5 +13,14 @@ struct target;
  * (encrypted), negative errno if the check could not be made.
  */
 int verify_plaintext_on_device(struct target *t);
+
+/*
+ * The check every target's verify_encrypted makes: the medium must hold
+ * ciphertext when `encrypted`, and plaintext otherwise (for a plain
+ * target, proof that the check can see data at all). Sets
+ * info.verified_encrypted; 0, -EIO when the medium says otherwise, or
+ * the check's own error.
+ */
+int verify_medium(struct target *t, bool encrypted);
 
 #endif
