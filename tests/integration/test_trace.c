@@ -541,8 +541,10 @@ static void test_fscrypt_other_device(void **state)
 			assert_int_equal(snap.stats[LAYER_CRYPT][op].count, 0);
 			assert_int_equal(
 				snap.stats[LAYER_CRYPT_QUEUE][op].count, 0);
-			assert_int_equal(snap.stats[LAYER_DEVICE][op].count, 0);
 		}
+		/* Reads only: the filtered file system's own journal may
+		 * commit (write) during the window; that is its I/O. */
+		assert_int_equal(snap.stats[LAYER_DEVICE][OP_READ].count, 0);
 
 		snprintf(what, sizeof(what), "fscrypt %s, own device",
 			 kinds[i]);
