@@ -25,6 +25,7 @@
 #include <json-c/json.h>
 
 #include "leftovers.h"
+#include "results_json.h"
 
 static char tmp[] = "/var/tmp/encbench-itest.XXXXXX";
 static char out[PATH_MAX];
@@ -75,47 +76,6 @@ static int count_lines(const char *s)
 	for (; *s; s++)
 		n += *s == '\n';
 	return n;
-}
-
-static struct json_object *get(struct json_object *o, const char *k)
-{
-	struct json_object *v = NULL;
-
-	if (!json_object_object_get_ex(o, k, &v))
-		fail_msg("results.json: missing \"%s\"", k);
-	return v;
-}
-
-/* The attribution entry for (target, op). */
-static struct json_object *attrib_of(const char *target, const char *op)
-{
-	struct json_object *att = get(results, "attribution");
-
-	for (size_t i = 0; i < json_object_array_length(att); i++) {
-		struct json_object *a = json_object_array_get_idx(att, i);
-
-		if (!strcmp(json_object_get_string(get(a, "target")), target) &&
-		    !strcmp(json_object_get_string(get(a, "op")), op))
-			return a;
-	}
-	fail_msg("no %s/%s attribution", target, op);
-	return NULL;
-}
-
-/* A layer of the attribution entry for (target, op). */
-static struct json_object *layer_of(const char *target, const char *op,
-				    const char *layer)
-{
-	struct json_object *ls = get(attrib_of(target, op), "layers");
-
-	for (size_t j = 0; j < json_object_array_length(ls); j++) {
-		struct json_object *l = json_object_array_get_idx(ls, j);
-
-		if (!strcmp(json_object_get_string(get(l, "layer")), layer))
-			return l;
-	}
-	fail_msg("no %s/%s/%s attribution", target, op, layer);
-	return NULL;
 }
 
 static int64_t num(struct json_object *o, const char *k)
@@ -206,16 +166,20 @@ static void test_contract(void **state)
 
 static void test_attribution(void **state)
 {
-	struct json_object *crypt = layer_of("fscrypt", "read", "crypt");
-	struct json_object *dev = layer_of("plain", "read", "device");
-	struct json_object *fdev = layer_of("fscrypt", "read", "device");
-	struct json_object *plain_read = attrib_of("plain", "read");
-	struct json_object *fscrypt_read = attrib_of("fscrypt", "read");
+	struct json_object *crypt =
+		layer_of(results, "fscrypt", "read", "crypt");
+	struct json_object *dev = layer_of(results, "plain", "read", "device");
+	struct json_object *fdev =
+		layer_of(results, "fscrypt", "read", "device");
+	struct json_object *plain_read = attrib_of(results, "plain", "read");
+	struct json_object *fscrypt_read =
+		attrib_of(results, "fscrypt", "read");
 	(void)state;
 
 	assert_ge(num(crypt, "count"), 1);
 	assert_ge(num(crypt, "sum_ns"), 1);
-	assert_int_equal(num(layer_of("plain", "read", "crypt"), "count"), 0);
+	assert_int_equal(
+		num(layer_of(results, "plain", "read", "crypt"), "count"), 0);
 	/* Every 1 MiB O_DIRECT read on plain ext4 is at least one request;
 	 * the kernel's own count of completed requests is the floor. */
 	assert_ge(num(dev, "count"), 2 * 16);
@@ -234,17 +198,22 @@ static void test_attribution(void **state)
 	assert_ge(num(fdev, "kernel_requests"), 1);
 	assert_ge(num(fdev, "count") + num(fscrypt_read, "missed_events") + 1,
 		  num(fdev, "kernel_requests"));
-	assert_ge(num(layer_of("plain", "write", "device"), "count") +
-			  num(attrib_of("plain", "write"), "missed_events"),
-		  num(layer_of("plain", "write", "device"), "kernel_requests"));
-	assert_ge(num(layer_of("fscrypt", "read", "syscall"), "count"), 2 * 16);
+	assert_ge(num(layer_of(results, "plain", "write", "device"), "count") +
+			  num(attrib_of(results, "plain", "write"),
+			      "missed_events"),
+		  num(layer_of(results, "plain", "write", "device"),
+		      "kernel_requests"));
+	assert_ge(num(layer_of(results, "fscrypt", "read", "syscall"), "count"),
+		  2 * 16);
 	/* Exactly the workload's own calls, 2 runs of 16 MiB: 16 writes and
 	 * an fsync, 16 reads and the read that finds end of file. Nothing
 	 * of the harness (the parent, or how a child reports back). */
-	assert_int_equal(num(layer_of("plain", "write", "syscall"), "count"),
-			 2 * (16 + 1));
-	assert_int_equal(num(layer_of("plain", "read", "syscall"), "count"),
-			 2 * (16 + 1));
+	assert_int_equal(
+		num(layer_of(results, "plain", "write", "syscall"), "count"),
+		2 * (16 + 1));
+	assert_int_equal(
+		num(layer_of(results, "plain", "read", "syscall"), "count"),
+		2 * (16 + 1));
 }
 
 static void test_files(void **state)

@@ -20,41 +20,10 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "../results_json.h"
+
 static char tmp[] = "/var/tmp/encbench-vmrun.XXXXXX";
 static json_object *results;
-
-static json_object *get(json_object *o, const char *k)
-{
-	json_object *v = NULL;
-
-	if (!o || !json_object_object_get_ex(o, k, &v))
-		fail_msg("results.json: missing \"%s\"", k);
-	return v;
-}
-
-static json_object *layer_of(const char *target, const char *op,
-			     const char *layer)
-{
-	json_object *att = get(results, "attribution");
-
-	for (size_t i = 0; i < json_object_array_length(att); i++) {
-		json_object *a = json_object_array_get_idx(att, i);
-		json_object *ls = get(a, "layers");
-
-		if (strcmp(json_object_get_string(get(a, "target")), target) ||
-		    strcmp(json_object_get_string(get(a, "op")), op))
-			continue;
-		for (size_t j = 0; j < json_object_array_length(ls); j++) {
-			json_object *l = json_object_array_get_idx(ls, j);
-
-			if (!strcmp(json_object_get_string(get(l, "layer")),
-				    layer))
-				return l;
-		}
-	}
-	fail_msg("no attribution for %s %s %s", target, op, layer);
-	return NULL;
-}
 
 static int setup(void **state)
 {
@@ -96,7 +65,7 @@ static int teardown(void **state)
 /* Write-side fscrypt encryption is timed by fentry (or kprobe) here. */
 static void test_write_crypt_source(void **state)
 {
-	json_object *crypt = layer_of("fscrypt", "write", "crypt");
+	json_object *crypt = layer_of(results, "fscrypt", "write", "crypt");
 	const char *src = json_object_get_string(get(crypt, "source"));
 
 	(void)state;
@@ -113,18 +82,19 @@ static void test_write_crypt_source(void **state)
  * in module BTF, or fscrypt work would count on every device. */
 static void test_read_crypt(void **state)
 {
-	const char *src = json_object_get_string(
-		get(layer_of("fscrypt", "read", "crypt-queue"), "source"));
+	const char *src = json_object_get_string(get(
+		layer_of(results, "fscrypt", "read", "crypt-queue"), "source"));
 
 	(void)state;
 	if (strstr(src, "not filtered"))
 		fail_msg("crypt-queue source '%s'", src);
-	assert_true(
-		json_object_get_int64(get(layer_of("fscrypt", "read", "crypt"),
-					  "count")) > 0);
-	assert_int_equal(json_object_get_int64(get(
-				 layer_of("plain", "write", "crypt"), "count")),
-			 0);
+	assert_true(json_object_get_int64(
+			    get(layer_of(results, "fscrypt", "read", "crypt"),
+				"count")) > 0);
+	assert_int_equal(
+		json_object_get_int64(get(
+			layer_of(results, "plain", "write", "crypt"), "count")),
+		0);
 }
 
 /* -cpu max exposes AES-NI: the driver must be recognised as hardware. */

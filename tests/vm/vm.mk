@@ -10,7 +10,7 @@ VM_TEST_BINS := $(patsubst tests/vm/%.c,build/tests/vm/%,$(VM_TEST_SRCS))
 VM_TEST_CFLAGS = $(shell pkg-config --cflags cmocka json-c)
 VM_TEST_LIBS = $(shell pkg-config --libs cmocka json-c)
 
-build/tests/vm/test_vm_%: tests/vm/test_vm_%.c tests/vm/vm.mk
+build/tests/vm/test_vm_%: tests/vm/test_vm_%.c tests/vm/vm.mk tests/results_json.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(VM_TEST_CFLAGS) -o $@ $< $(LDFLAGS) $(VM_TEST_LIBS)
 

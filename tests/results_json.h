@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Finding things in a results.json (as json-c parsed it) for the tests
+ * that run the real program, on the host and in the VM guest. A missing
+ * piece fails the current test with its name. Header-only: the guest
+ * tests link nothing of the program's.
+ */
+#ifndef ENCBENCH_RESULTS_JSON_H
+#define ENCBENCH_RESULTS_JSON_H
+
+#include <string.h>
+
+#include <json-c/json.h>
+
+static struct json_object *get(struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+
+	if (!o || !json_object_object_get_ex(o, k, &v))
+		fail_msg("results.json: missing \"%s\"", k);
+	return v;
+}
+
+/* The attribution entry for (target, op) in results document doc. */
+static struct json_object *attrib_of(struct json_object *doc,
+				     const char *target, const char *op)
+{
+	struct json_object *att = get(doc, "attribution");
+
+	for (size_t i = 0; i < json_object_array_length(att); i++) {
+		struct json_object *a = json_object_array_get_idx(att, i);
+
+		if (!strcmp(json_object_get_string(get(a, "target")), target) &&
+		    !strcmp(json_object_get_string(get(a, "op")), op))
+			return a;
+	}
+	fail_msg("no %s/%s attribution", target, op);
+	return NULL;
+}
+
+/* A layer of the attribution entry for (target, op). */
+static struct json_object *layer_of(struct json_object *doc, const char *target,
+				    const char *op, const char *layer)
+{
+	struct json_object *ls = get(attrib_of(doc, target, op), "layers");
+
+	for (size_t j = 0; j < json_object_array_length(ls); j++) {
+		struct json_object *l = json_object_array_get_idx(ls, j);
+
+		if (!strcmp(json_object_get_string(get(l, "layer")), layer))
+			return l;
+	}
+	fail_msg("no %s/%s/%s attribution", target, op, layer);
+	return NULL;
+}
+
+#endif
