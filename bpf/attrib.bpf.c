@@ -78,7 +78,7 @@ struct {
 	__type(value, __u8);
 } traced SEC(".maps");
 
-/* Syscall nr -> 0 ignore, 1 + enum op. */
+/* Syscall nr -> 0 ignore, 1 + enum eb_op. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, MAX_SYSCALLS);
@@ -521,15 +521,15 @@ static __always_inline int crypt_work_op(struct work_struct *work)
 	switch (*kind) {
 	case CRYPT_WORK_FSCRYPT_READ:
 		return bio_work_dev_ok(work, ctx_delta[CRYPT_WORK_FSCRYPT_READ])
-			       ? OP_READ
+			       ? EB_OP_READ
 			       : -1;
 	case CRYPT_WORK_BLK_CRYPTO:
 		return bio_work_dev_ok(work, ctx_delta[CRYPT_WORK_BLK_CRYPTO])
-			       ? OP_READ
+			       ? EB_OP_READ
 			       : -1;
 	case CRYPT_WORK_FSCRYPT_BH:
 		return bh_work_dev_ok(work, ctx_delta[CRYPT_WORK_FSCRYPT_BH])
-			       ? OP_READ
+			       ? EB_OP_READ
 			       : -1;
 	case CRYPT_WORK_DMCRYPT:
 		return dmcrypt_op(work);
@@ -632,7 +632,7 @@ static __always_inline int enc_begin(void *page)
 	}
 	tid = (__u32)bpf_get_current_pid_tgid();
 	now = bpf_ktime_get_ns();
-	item_start(&enc_start, &tid, LAYER_CRYPT, OP_WRITE, now, now);
+	item_start(&enc_start, &tid, LAYER_CRYPT, EB_OP_WRITE, now, now);
 	return 0;
 }
 

@@ -19,9 +19,10 @@ enum layer {
 	NR_LAYERS,
 };
 
-enum op {
-	OP_READ,
-	OP_WRITE,
+/* Prefixed: vmlinux.h has NFSv4's OP_READ/OP_WRITE. */
+enum eb_op {
+	EB_OP_READ,
+	EB_OP_WRITE,
 	NR_OPS,
 };
 
@@ -42,6 +43,11 @@ struct layer_stat {
 	 * full: count, sum and busy time are short by these. */
 	unsigned long long dropped;
 };
+
+/* The kernel's dev_t: 12 bits major, 20 bits minor (include/linux/kdev_t.h),
+ * the key of the device filter on both sides. */
+#define KDEV_MINORBITS 20
+#define KDEV(ma, mi)   (((__u32)(ma) << KDEV_MINORBITS) | (__u32)(mi))
 
 #define MAX_TARGET_DEVS 8
 #define MAX_CRYPT_FUNCS 16

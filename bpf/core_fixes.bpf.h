@@ -7,22 +7,11 @@
 #ifndef __CORE_FIXES_BPF_H
 #define __CORE_FIXES_BPF_H
 
-/*
- * NFSv4's enum nfs_opnum4 has OP_READ/OP_WRITE too: rename them while
- * vmlinux.h is read so attrib.h's enum op keeps its names. Include this
- * header before anything else that includes vmlinux.h.
- */
-#define OP_READ	 nfs4_OP_READ
-#define OP_WRITE nfs4_OP_WRITE
 #include "vmlinux.h"
-#undef OP_READ
-#undef OP_WRITE
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 
-/* kernel dev_t: 12 bits major, 20 bits minor (include/linux/kdev_t.h). */
-#define KDEV_MINORBITS 20
-#define KDEV(ma, mi)   (((__u32)(ma) << KDEV_MINORBITS) | (__u32)(mi))
+#include "attrib.h" /* KDEV */
 
 /*
  * REQ_OP_BITS has been 8 since ef295ecf090d ("block: better op and flags
@@ -42,9 +31,9 @@ static __always_inline int op_group(__u32 opf)
 	__u32 op = opf & REQ_OP_MASK_;
 
 	if (op == 0)
-		return 0; /* OP_READ */
+		return 0; /* EB_OP_READ */
 	if ((op & 1) && op != REQ_OP_DISCARD_)
-		return 1; /* OP_WRITE */
+		return 1; /* EB_OP_WRITE */
 	return -1;
 }
 

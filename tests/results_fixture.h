@@ -85,7 +85,7 @@ static inline void fixture_attrib(struct attribution *a, const char *target)
 {
 	snprintf(a->target, sizeof(a->target), "%s", target);
 	snprintf(a->workload, sizeof(a->workload), "dd");
-	a->op = OP_READ;
+	a->op = EB_OP_READ;
 	a->syscall_mean_ns = 2500000;
 	a->missed_events = 3;
 	a->closure_pct = 97.25;
@@ -229,7 +229,7 @@ static inline struct results *fixture_results(void)
 	v = &r->verdicts[0];
 	snprintf(v->target, NAME_LEN, "luks2");
 	snprintf(v->workload, NAME_LEN, "dd");
-	v->op = OP_READ;
+	v->op = EB_OP_READ;
 	snprintf(v->summary, sizeof(v->summary),
 		 "Reads wait for decryption in the kcryptd workqueue.");
 	v->nr_evidence = 2;

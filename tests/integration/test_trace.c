@@ -170,8 +170,8 @@ static int group_teardown(void **state)
 static void dump(const char *what, const struct trace_snapshot *snap)
 {
 	printf("# %s: %.3f s, kernel requests r %llu w %llu\n", what,
-	       snap->wall_s, (unsigned long long)snap->kernel_requests[OP_READ],
-	       (unsigned long long)snap->kernel_requests[OP_WRITE]);
+	       snap->wall_s, (unsigned long long)snap->kernel_requests[EB_OP_READ],
+	       (unsigned long long)snap->kernel_requests[EB_OP_WRITE]);
 	for (int l = 0; l < NR_LAYERS; l++)
 		for (int op = 0; op < NR_OPS; op++) {
 			const struct layer_stat *s = &snap->stats[l][op];
@@ -271,8 +271,8 @@ static void test_plain_direct(void **state)
 	dump("plain, O_DIRECT", &snap);
 
 	/* Exactly the child's syscalls: never the test process's own. */
-	assert_int_equal(snap.stats[LAYER_SYSCALL][OP_READ].count, NR_IO);
-	assert_int_equal(snap.stats[LAYER_SYSCALL][OP_WRITE].count, NR_IO + 1);
+	assert_int_equal(snap.stats[LAYER_SYSCALL][EB_OP_READ].count, NR_IO);
+	assert_int_equal(snap.stats[LAYER_SYSCALL][EB_OP_WRITE].count, NR_IO + 1);
 	for (int op = 0; op < NR_OPS; op++) {
 		s = &snap.stats[LAYER_SYSCALL][op];
 		assert_true(s->sum_ns > 0);
@@ -283,16 +283,16 @@ static void test_plain_direct(void **state)
 
 	/* Each 1 MiB O_DIRECT read is one or more requests (split by the
 	 * queue limits), each with a queued head bio. */
-	s = &snap.stats[LAYER_DEVICE][OP_READ];
+	s = &snap.stats[LAYER_DEVICE][EB_OP_READ];
 	assert_true(s->count >= NR_IO);
 	assert_true(s->sum_ns > 0);
 	assert_true(s->busy_ns <= s->sum_ns);
-	assert_true(snap.kernel_requests[OP_READ] >= NR_IO);
-	assert_true(s->count >= snap.kernel_requests[OP_READ]);
-	assert_true(snap.stats[LAYER_DEVICE][OP_WRITE].count >= NR_IO);
+	assert_true(snap.kernel_requests[EB_OP_READ] >= NR_IO);
+	assert_true(s->count >= snap.kernel_requests[EB_OP_READ]);
+	assert_true(snap.stats[LAYER_DEVICE][EB_OP_WRITE].count >= NR_IO);
 	assert_true(snap.available[LAYER_BLK_QUEUE]);
-	assert_true(snap.stats[LAYER_BLK_QUEUE][OP_READ].count >= NR_IO);
-	assert_true(snap.stats[LAYER_BLK_QUEUE][OP_READ].count <= s->count);
+	assert_true(snap.stats[LAYER_BLK_QUEUE][EB_OP_READ].count >= NR_IO);
+	assert_true(snap.stats[LAYER_BLK_QUEUE][EB_OP_READ].count <= s->count);
 
 	/* Plain ext4: no crypto work at all. */
 	for (int op = 0; op < NR_OPS; op++) {
@@ -344,10 +344,10 @@ static void test_raw_tp_fallback(void **state)
 	assert_int_equal(trace_end(rt, &snap), 0);
 	trace_close(rt);
 	dump("plain, O_DIRECT, raw_tp", &snap);
-	assert_int_equal(snap.stats[LAYER_SYSCALL][OP_READ].count, NR_IO);
-	assert_int_equal(snap.stats[LAYER_SYSCALL][OP_WRITE].count, NR_IO + 1);
-	assert_true(snap.stats[LAYER_DEVICE][OP_READ].count >= NR_IO);
-	assert_true(snap.stats[LAYER_BLK_QUEUE][OP_READ].count >= NR_IO);
+	assert_int_equal(snap.stats[LAYER_SYSCALL][EB_OP_READ].count, NR_IO);
+	assert_int_equal(snap.stats[LAYER_SYSCALL][EB_OP_WRITE].count, NR_IO + 1);
+	assert_true(snap.stats[LAYER_DEVICE][EB_OP_READ].count >= NR_IO);
+	assert_true(snap.stats[LAYER_BLK_QUEUE][EB_OP_READ].count >= NR_IO);
 	assert_int_equal(strncmp(snap.sources[LAYER_SYSCALL], "raw_tp:", 7), 0);
 	assert_int_equal(strncmp(snap.sources[LAYER_DEVICE], "raw_tp:", 7), 0);
 }
@@ -448,17 +448,17 @@ static void test_fscrypt(void **state)
 	child_io(path, 0, true);
 	assert_int_equal(trace_end(tr, &snap), 0);
 	dump("fscrypt, buffered writes", &snap);
-	assert_int_equal(snap.stats[LAYER_SYSCALL][OP_WRITE].count, NR_IO + 1);
+	assert_int_equal(snap.stats[LAYER_SYSCALL][EB_OP_WRITE].count, NR_IO + 1);
 	if (caps.fentry.ok)
 		assert_non_null(strstr(snap.sources[LAYER_CRYPT], "fentry:"));
 	else if (caps.kprobe.ok)
 		assert_non_null(strstr(snap.sources[LAYER_CRYPT], "kprobe:"));
 	else
-		assert_true(snap.unavailable_op[LAYER_CRYPT][OP_WRITE] &&
+		assert_true(snap.unavailable_op[LAYER_CRYPT][EB_OP_WRITE] &&
 			    strstr(snap.sources[LAYER_CRYPT],
 				   "write: unavailable"));
-	if (!snap.unavailable_op[LAYER_CRYPT][OP_WRITE])
-		assert_true(snap.stats[LAYER_CRYPT][OP_WRITE].count > 0);
+	if (!snap.unavailable_op[LAYER_CRYPT][EB_OP_WRITE])
+		assert_true(snap.stats[LAYER_CRYPT][EB_OP_WRITE].count > 0);
 
 	/* Reads from disk: evict the (plaintext) page cache first. */
 	evict(path);
@@ -466,13 +466,13 @@ static void test_fscrypt(void **state)
 	child_io(path, 0, false);
 	assert_int_equal(trace_end(tr, &snap), 0);
 	dump("fscrypt, cold reads", &snap);
-	assert_int_equal(snap.stats[LAYER_SYSCALL][OP_READ].count, NR_IO);
-	s = &snap.stats[LAYER_CRYPT][OP_READ];
+	assert_int_equal(snap.stats[LAYER_SYSCALL][EB_OP_READ].count, NR_IO);
+	s = &snap.stats[LAYER_CRYPT][EB_OP_READ];
 	assert_true(s->count > 0);
 	assert_true(s->sum_ns > 0 && s->busy_ns > 0);
 	assert_int_equal(s->inflight, 0);
-	assert_true(snap.stats[LAYER_CRYPT_QUEUE][OP_READ].count > 0);
-	assert_true(snap.stats[LAYER_DEVICE][OP_READ].count > 0);
+	assert_true(snap.stats[LAYER_CRYPT_QUEUE][EB_OP_READ].count > 0);
+	assert_true(snap.stats[LAYER_DEVICE][EB_OP_READ].count > 0);
 }
 
 /*
@@ -504,7 +504,7 @@ static void cold_reads(const struct loopfs *fs, const char *path,
 	child_io(path, 0, false);
 	assert_int_equal(trace_end(tr, snap), 0);
 	dump(what, snap);
-	assert_int_equal(snap->stats[LAYER_SYSCALL][OP_READ].count, NR_IO);
+	assert_int_equal(snap->stats[LAYER_SYSCALL][EB_OP_READ].count, NR_IO);
 }
 
 /*
@@ -544,14 +544,14 @@ static void test_fscrypt_other_device(void **state)
 		}
 		/* Reads only: the filtered file system's own journal may
 		 * commit (write) during the window; that is its I/O. */
-		assert_int_equal(snap.stats[LAYER_DEVICE][OP_READ].count, 0);
+		assert_int_equal(snap.stats[LAYER_DEVICE][EB_OP_READ].count, 0);
 
 		snprintf(what, sizeof(what), "fscrypt %s, own device",
 			 kinds[i]);
 		cold_reads(&other_fs, path, what, &snap);
-		assert_true(snap.stats[LAYER_CRYPT][OP_READ].count > 0);
-		assert_true(snap.stats[LAYER_CRYPT_QUEUE][OP_READ].count > 0);
-		assert_true(snap.stats[LAYER_DEVICE][OP_READ].count > 0);
+		assert_true(snap.stats[LAYER_CRYPT][EB_OP_READ].count > 0);
+		assert_true(snap.stats[LAYER_CRYPT_QUEUE][EB_OP_READ].count > 0);
+		assert_true(snap.stats[LAYER_DEVICE][EB_OP_READ].count > 0);
 	}
 	loopfs_remove(&other_fs);
 }

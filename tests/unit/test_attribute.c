@@ -44,7 +44,7 @@ static int setup(void **state)
 	snprintf(snap.sources[LAYER_CRYPT], DETAIL_LEN,
 		 "tp_btf:workqueue_execute_start->end (read); write: "
 		 "unavailable (fentry: EPERM; kprobe: not built)");
-	snap.unavailable_op[LAYER_CRYPT][OP_WRITE] = true;
+	snap.unavailable_op[LAYER_CRYPT][EB_OP_WRITE] = true;
 	return 0;
 }
 
@@ -78,12 +78,12 @@ static bool has_evidence(const struct verdict *v, const char *needle)
 /* Crypto-bound fscrypt reads: 100 syscalls of 10 ms, one at a time. */
 static void fill_reads(void)
 {
-	put(LAYER_SYSCALL, OP_READ, 100, 10 * MS, 1 * SEC);
-	put(LAYER_CRYPT_QUEUE, OP_READ, 50, 200000, 10 * MS);
-	put(LAYER_CRYPT, OP_READ, 50, 18800000, 940 * MS);
-	put(LAYER_BLK_QUEUE, OP_READ, 200, 25000, 5 * MS);
-	put(LAYER_DEVICE, OP_READ, 200, 300000, 30 * MS);
-	snap.kernel_requests[OP_READ] = 198;
+	put(LAYER_SYSCALL, EB_OP_READ, 100, 10 * MS, 1 * SEC);
+	put(LAYER_CRYPT_QUEUE, EB_OP_READ, 50, 200000, 10 * MS);
+	put(LAYER_CRYPT, EB_OP_READ, 50, 18800000, 940 * MS);
+	put(LAYER_BLK_QUEUE, EB_OP_READ, 200, 25000, 5 * MS);
+	put(LAYER_DEVICE, EB_OP_READ, 200, 300000, 30 * MS);
+	snap.kernel_requests[EB_OP_READ] = 198;
 }
 
 static void test_attribute_math(void **state)
@@ -98,7 +98,7 @@ static void test_attribute_math(void **state)
 	assert_int_equal(n, 1); /* no write syscalls: left out */
 	assert_string_equal(a[0].target, "fscrypt");
 	assert_string_equal(a[0].workload, "dd");
-	assert_int_equal(a[0].op, OP_READ);
+	assert_int_equal(a[0].op, EB_OP_READ);
 	assert_int_equal(a[0].syscall_mean_ns, 10 * MS);
 
 	l = &a[0].layers[LAYER_CRYPT];
@@ -143,17 +143,17 @@ static void test_attribute_dropped(void **state)
 
 	(void)state;
 	fill_reads();
-	put(LAYER_SYSCALL, OP_WRITE, 10, 1 * MS, 10 * MS);
-	snap.stats[LAYER_DEVICE][OP_READ].dropped = 17;
-	snap.stats[LAYER_CRYPT_QUEUE][OP_READ].dropped = 2;
-	snap.stats[LAYER_BLK_QUEUE][OP_WRITE].dropped = 4;
+	put(LAYER_SYSCALL, EB_OP_WRITE, 10, 1 * MS, 10 * MS);
+	snap.stats[LAYER_DEVICE][EB_OP_READ].dropped = 17;
+	snap.stats[LAYER_CRYPT_QUEUE][EB_OP_READ].dropped = 2;
+	snap.stats[LAYER_BLK_QUEUE][EB_OP_WRITE].dropped = 4;
 	assert_int_equal(attribute(&snap, "fscrypt", "dd", a), 2);
-	assert_int_equal(a[0].op, OP_READ);
+	assert_int_equal(a[0].op, EB_OP_READ);
 	assert_int_equal(a[0].layers[LAYER_DEVICE].dropped, 17);
 	assert_int_equal(a[0].layers[LAYER_CRYPT_QUEUE].dropped, 2);
 	assert_int_equal(a[0].layers[LAYER_BLK_QUEUE].dropped, 0);
 	assert_int_equal(a[0].layers[LAYER_SYSCALL].dropped, 0);
-	assert_int_equal(a[1].op, OP_WRITE);
+	assert_int_equal(a[1].op, EB_OP_WRITE);
 	assert_int_equal(a[1].layers[LAYER_BLK_QUEUE].dropped, 4);
 	assert_int_equal(a[1].layers[LAYER_DEVICE].dropped, 0);
 }
@@ -166,12 +166,12 @@ static void test_attribute_overlap(void **state)
 	int n;
 
 	(void)state;
-	put(LAYER_SYSCALL, OP_WRITE, 10, 100 * MS, 1 * SEC);
-	put(LAYER_BLK_QUEUE, OP_WRITE, 100, 5 * MS, 500 * MS);
-	put(LAYER_DEVICE, OP_WRITE, 100, 9 * MS, 900 * MS);
+	put(LAYER_SYSCALL, EB_OP_WRITE, 10, 100 * MS, 1 * SEC);
+	put(LAYER_BLK_QUEUE, EB_OP_WRITE, 100, 5 * MS, 500 * MS);
+	put(LAYER_DEVICE, EB_OP_WRITE, 100, 9 * MS, 900 * MS);
 	n = attribute(&snap, "plain", "dd", a);
 	assert_int_equal(n, 1);
-	assert_int_equal(a[0].op, OP_WRITE);
+	assert_int_equal(a[0].op, EB_OP_WRITE);
 	assert_int_equal(a[0].layers[LAYER_FS].busy_ns, 0);
 	assert_true(a[0].closure_pct > 139.999 && a[0].closure_pct < 140.001);
 	/* crypt cannot see writes here: unavailable, whatever it holds. */
@@ -184,10 +184,10 @@ static void test_attribute_both_ops(void **state)
 
 	(void)state;
 	fill_reads();
-	put(LAYER_SYSCALL, OP_WRITE, 4, 1 * MS, 4 * MS);
+	put(LAYER_SYSCALL, EB_OP_WRITE, 4, 1 * MS, 4 * MS);
 	assert_int_equal(attribute(&snap, "t", "w", a), 2);
-	assert_int_equal(a[0].op, OP_READ);
-	assert_int_equal(a[1].op, OP_WRITE);
+	assert_int_equal(a[0].op, EB_OP_READ);
+	assert_int_equal(a[1].op, EB_OP_WRITE);
 	/* Nothing below: all of it is fs. */
 	assert_int_equal(a[1].layers[LAYER_FS].busy_ns, 4 * MS);
 
@@ -208,7 +208,7 @@ static void test_verdict_crypto_bound(void **state)
 	verdict_for(&a[0], &t, &v);
 	assert_string_equal(v.target, "fscrypt");
 	assert_string_equal(v.workload, "dd");
-	assert_int_equal(v.op, OP_READ);
+	assert_int_equal(v.op, EB_OP_READ);
 	assert_string_equal(v.summary,
 			    "reads are crypto-bound: 94 % in crypt, cipher "
 			    "driver xts(ecb(aes-fixed-time)) has no hardware "
@@ -237,9 +237,9 @@ static void test_verdict_device_bound(void **state)
 	struct verdict v;
 
 	(void)state;
-	put(LAYER_SYSCALL, OP_WRITE, 100, 10 * MS, 1 * SEC);
-	put(LAYER_BLK_QUEUE, OP_WRITE, 100, 100000, 10 * MS);
-	put(LAYER_DEVICE, OP_WRITE, 100, 1900000, 710 * MS);
+	put(LAYER_SYSCALL, EB_OP_WRITE, 100, 10 * MS, 1 * SEC);
+	put(LAYER_BLK_QUEUE, EB_OP_WRITE, 100, 100000, 10 * MS);
+	put(LAYER_DEVICE, EB_OP_WRITE, 100, 1900000, 710 * MS);
 	assert_int_equal(attribute(&snap, "plain", "dd", a), 1);
 	verdict_for(&a[0], &t, &v);
 	assert_string_equal(v.summary, "writes are device-bound: 71 % in "
@@ -264,8 +264,8 @@ static void test_verdict_crypt_unavailable(void **state)
 
 	(void)state;
 	fscrypt_target(&t);
-	put(LAYER_SYSCALL, OP_WRITE, 10, 100 * MS, 1 * SEC);
-	put(LAYER_DEVICE, OP_WRITE, 40, 5 * MS, 200 * MS);
+	put(LAYER_SYSCALL, EB_OP_WRITE, 10, 100 * MS, 1 * SEC);
+	put(LAYER_DEVICE, EB_OP_WRITE, 40, 5 * MS, 200 * MS);
 	assert_int_equal(attribute(&snap, "fscrypt", "dd", a), 1);
 	verdict_for(&a[0], &t, &v);
 	assert_contains(v.summary, "writes are filesystem-bound: 80 % in fs");
@@ -288,9 +288,9 @@ static void test_verdict_plugged_writeback(void **state)
 
 	(void)state;
 	fscrypt_target(&t);
-	put(LAYER_SYSCALL, OP_WRITE, 70, 10 * MS, 740 * MS);
-	put(LAYER_BLK_QUEUE, OP_WRITE, 113, 68 * MS, 655 * MS);
-	put(LAYER_DEVICE, OP_WRITE, 113, 21 * MS, 160 * MS);
+	put(LAYER_SYSCALL, EB_OP_WRITE, 70, 10 * MS, 740 * MS);
+	put(LAYER_BLK_QUEUE, EB_OP_WRITE, 113, 68 * MS, 655 * MS);
+	put(LAYER_DEVICE, EB_OP_WRITE, 113, 21 * MS, 160 * MS);
 	assert_int_equal(attribute(&snap, "fscrypt", "dd", a), 1);
 	verdict_for(&a[0], &t, &v);
 	assert_contains(v.summary, "writes are block-queue-bound: 89 % in "
@@ -307,17 +307,17 @@ static void test_verdict_other_layers(void **state)
 	struct verdict v;
 
 	(void)state;
-	put(LAYER_SYSCALL, OP_READ, 10, 100 * MS, 1 * SEC);
-	put(LAYER_CRYPT_QUEUE, OP_READ, 10, 60 * MS, 600 * MS);
-	put(LAYER_CRYPT, OP_READ, 10, 10 * MS, 100 * MS);
+	put(LAYER_SYSCALL, EB_OP_READ, 10, 100 * MS, 1 * SEC);
+	put(LAYER_CRYPT_QUEUE, EB_OP_READ, 10, 60 * MS, 600 * MS);
+	put(LAYER_CRYPT, EB_OP_READ, 10, 10 * MS, 100 * MS);
 	assert_int_equal(attribute(&snap, "luks", "dd", a), 1);
 	verdict_for(&a[0], NULL, &v);
 	assert_contains(v.summary, "reads wait for crypto workers: 60 % in "
 				   "crypt-queue (mean 60.0 ms queued");
 
 	memset(&snap.stats, 0, sizeof(snap.stats));
-	put(LAYER_SYSCALL, OP_READ, 10, 100 * MS, 1 * SEC);
-	put(LAYER_BLK_QUEUE, OP_READ, 10, 55 * MS, 550 * MS);
+	put(LAYER_SYSCALL, EB_OP_READ, 10, 100 * MS, 1 * SEC);
+	put(LAYER_BLK_QUEUE, EB_OP_READ, 10, 55 * MS, 550 * MS);
 	assert_int_equal(attribute(&snap, "plain", "dd", a), 1);
 	verdict_for(&a[0], NULL, &v);
 	assert_contains(v.summary, "reads are block-queue-bound: 55 % in "
@@ -325,7 +325,7 @@ static void test_verdict_other_layers(void **state)
 
 	/* Syscalls with no busy time at all: say so, no division by 0. */
 	memset(&snap.stats, 0, sizeof(snap.stats));
-	snap.stats[LAYER_SYSCALL][OP_READ].count = 3;
+	snap.stats[LAYER_SYSCALL][EB_OP_READ].count = 3;
 	assert_int_equal(attribute(&snap, "plain", "dd", a), 1);
 	assert_true(a[0].closure_pct == 0.0);
 	verdict_for(&a[0], NULL, &v);

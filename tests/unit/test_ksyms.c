@@ -135,8 +135,8 @@ static void test_hidden(void **state)
 	crypt_availability(&cw, enc, available, unavailable_op);
 	assert_false(available[LAYER_CRYPT_QUEUE]);
 	assert_true(available[LAYER_CRYPT]);
-	assert_true(unavailable_op[LAYER_CRYPT][OP_READ]);
-	assert_false(unavailable_op[LAYER_CRYPT][OP_WRITE]);
+	assert_true(unavailable_op[LAYER_CRYPT][EB_OP_READ]);
+	assert_false(unavailable_op[LAYER_CRYPT][EB_OP_WRITE]);
 
 	/* Neither fentry nor kprobe: crypt is gone for both ops. */
 	caps.fentry.ok = false;

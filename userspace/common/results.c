@@ -18,8 +18,8 @@ static const char *const layer_names[NR_LAYERS] = {
 };
 
 static const char *const op_names[NR_OPS] = {
-	[OP_READ] = "read",
-	[OP_WRITE] = "write",
+	[EB_OP_READ] = "read",
+	[EB_OP_WRITE] = "write",
 };
 
 static int index_of(const char *const *names, int nr, const char *name)

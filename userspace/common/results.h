@@ -143,7 +143,7 @@ struct layer_result {
 struct attribution {
 	char target[NAME_LEN];
 	char workload[NAME_LEN];
-	int op; /* enum op */
+	int op; /* enum eb_op */
 	uint64_t syscall_mean_ns;
 	double closure_pct; /* sum of non-syscall layers' busy / syscall busy */
 	struct layer_result layers[NR_LAYERS];

@@ -90,7 +90,7 @@ static void print_attrib(const struct attribution *a, FILE *out)
 	 * say which, or "one write call" hides that fsync is one of them. */
 	fprintf(out, "\n%s, %s, %s: %s calls take %s on average\n",
 		a->target, a->workload, op_name(a->op),
-		a->op == OP_READ ? "read/pread/readv"
+		a->op == EB_OP_READ ? "read/pread/readv"
 				 : "write/pwrite/writev/fsync/fdatasync",
 		fmt_ns(a->syscall_mean_ns, mean, sizeof(mean)));
 	fprintf(out, "  %-12s %9s %10s %10s %7s  %s\n", "layer", "count",

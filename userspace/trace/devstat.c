@@ -36,8 +36,8 @@ static void add_pair(const char *path, int skip, uint64_t out[NR_OPS])
 		return;
 	if (fscanf(s, "%llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
 		   &v[4]) >= skip + 2) {
-		out[OP_READ] += v[0];
-		out[OP_WRITE] += v[skip + 1];
+		out[EB_OP_READ] += v[0];
+		out[EB_OP_WRITE] += v[skip + 1];
 	}
 	fclose(s);
 }
@@ -55,7 +55,7 @@ static void add_pair(const char *path, int skip, uint64_t out[NR_OPS])
 void kernel_requests(const struct trace_filter *f, uint64_t out[NR_OPS],
 		     bool inflight)
 {
-	out[OP_READ] = out[OP_WRITE] = 0;
+	out[EB_OP_READ] = out[EB_OP_WRITE] = 0;
 	for (int i = 0; i < f->nr_devs; i++) {
 		unsigned int pmaj, pmin;
 		char path[PATH_MAX];

@@ -120,11 +120,11 @@ void crypt_availability(const struct crypt_work_plan *cw, enum enc_method enc,
 	 * addresses hidden): a zero count would read as "no crypto". */
 	if (cw->why[0]) {
 		available[LAYER_CRYPT_QUEUE] = false;
-		unavailable_op[LAYER_CRYPT][OP_READ] = true;
+		unavailable_op[LAYER_CRYPT][EB_OP_READ] = true;
 	}
-	unavailable_op[LAYER_CRYPT][OP_WRITE] = enc == ENC_NONE;
-	if (unavailable_op[LAYER_CRYPT][OP_READ] &&
-	    unavailable_op[LAYER_CRYPT][OP_WRITE])
+	unavailable_op[LAYER_CRYPT][EB_OP_WRITE] = enc == ENC_NONE;
+	if (unavailable_op[LAYER_CRYPT][EB_OP_READ] &&
+	    unavailable_op[LAYER_CRYPT][EB_OP_WRITE])
 		available[LAYER_CRYPT] = false;
 }
 

@@ -82,23 +82,23 @@ static const struct {
 	long nr;
 	int op;
 } sys_table[] = {
-	{SYS_read, OP_READ},
-	{SYS_pread64, OP_READ},
-	{SYS_readv, OP_READ},
-	{SYS_preadv, OP_READ},
+	{SYS_read, EB_OP_READ},
+	{SYS_pread64, EB_OP_READ},
+	{SYS_readv, EB_OP_READ},
+	{SYS_preadv, EB_OP_READ},
 #ifdef SYS_preadv2
-	{SYS_preadv2, OP_READ},
+	{SYS_preadv2, EB_OP_READ},
 #endif
-	{SYS_write, OP_WRITE},
-	{SYS_pwrite64, OP_WRITE},
-	{SYS_writev, OP_WRITE},
-	{SYS_pwritev, OP_WRITE},
+	{SYS_write, EB_OP_WRITE},
+	{SYS_pwrite64, EB_OP_WRITE},
+	{SYS_writev, EB_OP_WRITE},
+	{SYS_pwritev, EB_OP_WRITE},
 #ifdef SYS_pwritev2
-	{SYS_pwritev2, OP_WRITE},
+	{SYS_pwritev2, EB_OP_WRITE},
 #endif
-	{SYS_fsync, OP_WRITE},
-	{SYS_fdatasync, OP_WRITE},
-	{SYS_sync_file_range, OP_WRITE},
+	{SYS_fsync, EB_OP_WRITE},
+	{SYS_fdatasync, EB_OP_WRITE},
+	{SYS_sync_file_range, EB_OP_WRITE},
 };
 
 static int fill_sys_ops(struct tracer *tr)
@@ -479,8 +479,7 @@ int trace_begin(struct tracer *tr, const struct trace_filter *f)
 	fd = bpf_map__fd(skel->maps.devs);
 	tr->filter_has_dm = false;
 	for (int i = 0; i < f->nr_devs; i++) {
-		/* The kernel's dev_t: MINORBITS is 20 (linux/kdev_t.h). */
-		__u32 key = f->major[i] << 20 | f->minor[i], val = 1;
+		__u32 key = KDEV(f->major[i], f->minor[i]), val = 1;
 
 		if (bpf_map_update_elem(fd, &key, &val, BPF_ANY))
 			err = -errno;
@@ -542,9 +541,9 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 	/* dm-crypt encrypts writes on its workqueue too: with a dm device
 	 * in the target, crypt sees writes without fentry/kprobe. */
 	if (tr->filter_has_dm && tr->cw.have_kcryptd &&
-	    snap->unavailable_op[LAYER_CRYPT][OP_WRITE] &&
+	    snap->unavailable_op[LAYER_CRYPT][EB_OP_WRITE] &&
 	    snap->available[LAYER_CRYPT]) {
-		snap->unavailable_op[LAYER_CRYPT][OP_WRITE] = false;
+		snap->unavailable_op[LAYER_CRYPT][EB_OP_WRITE] = false;
 		crypt_source(snap->sources[LAYER_CRYPT], DETAIL_LEN, tr->btf,
 			     tr->enc, tr->enc_why, &tr->cw, true);
 	}
