@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "../target/target.h"
+#include "../storage/target.h"
 #include "../workload/workload.h"
 
 static const char run_usage[] =

@@ -4,7 +4,7 @@
 #define ENCBENCH_RUN_H
 
 #include "config.h"
-#include "../target/target.h"
+#include "../storage/target.h"
 
 struct tracer;
 

@@ -17,7 +17,7 @@
 
 #include "workload.h"
 #include "../cli/config.h"
-#include "../target/target.h"
+#include "../storage/target.h"
 
 #define DD_BS	(1u << 20)
 #define DD_POOL (8u << 20) /* random pool cycled through: incompressible */
