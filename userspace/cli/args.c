@@ -49,7 +49,7 @@ static const char run_examples[] =
 
 static void print_run_help(void)
 {
-	const struct target_ops *const *t = target_list();
+	const struct target_kind *const *t = target_list();
 	const struct workload_ops *const *w = workload_list();
 
 	fputs(run_usage, stdout);

@@ -71,7 +71,7 @@ static void fill_driver(struct capabilities *caps, struct target_info *ti)
 
 static int setup_one(struct run_ctx *ctx, const char *kind, bool baseline)
 {
-	const struct target_ops *ops = target_find(kind);
+	const struct target_kind *k = target_find(kind);
 	struct capabilities *caps = &ctx->r->meta.caps;
 	struct target *t = &ctx->targets[ctx->nr_targets];
 	struct target_config tc = {
@@ -79,7 +79,8 @@ static int setup_one(struct run_ctx *ctx, const char *kind, bool baseline)
 		.scratch = ctx->scratch,
 		.fs_bytes = target_fs_bytes(ctx->cfg),
 	};
-	const char *why = ops->unavailable(caps);
+	const char *why = k->unavailable(caps);
+	const struct device_info *low;
 	int err;
 
 	if (why) {
@@ -88,30 +89,29 @@ static int setup_one(struct run_ctx *ctx, const char *kind, bool baseline)
 		return baseline ? -ENODEV : 0;
 	}
 	memset(t, 0, sizeof(*t));
-	t->ops = ops;
-	t->st.loop_fd = -1;
+	t->kind = k;
 	snprintf(t->info.name, NAME_LEN, "%s", kind);
 	ctx->nr_targets++; /* from here on teardown covers it */
-	say("[%s] setting up: %s\n", kind, ops->help);
-	err = ops->setup(&tc, t);
+	say("[%s] setting up: %s\n", kind, k->help);
+	err = target_setup(t, &tc);
 	if (!err && !workload_stop)
-		err = ops->verify_encrypted(t);
+		err = target_verify(t);
 	if (err || workload_stop) {
 		if (!workload_stop)
 			say("encbench-trace: target %s could not be set up "
 			    "(%s)%s\n",
 			    kind, strerror(-err),
 			    baseline ? "" : "; going on without it");
-		ops->teardown(t);
+		target_teardown(t);
 		ctx->nr_targets--;
 		return baseline || workload_stop ? -EIO : 0;
 	}
 	if (t->info.encrypted) {
 		fill_driver(caps, &t->info);
+		low = &t->info.devices[t->info.nr_devices - 1];
 		say("[%s] verified: data on /dev/%s is ciphertext; %s runs on "
 		    "%s (%s)\n",
-		    kind, t->info.devices[0].name,
-		    t->info.encryption.contents_cipher,
+		    kind, low->name, t->info.encryption.contents_cipher,
 		    t->info.encryption.driver[0] ? t->info.encryption.driver
 						 : "unknown driver",
 		    t->info.encryption.hw_accel ? "hardware AES"
@@ -370,9 +370,7 @@ void run_teardown(struct run_ctx *ctx)
 	trace_close(ctx->tr);
 	ctx->tr = NULL;
 	while (ctx->nr_targets > 0) {
-		struct target *t = &ctx->targets[--ctx->nr_targets];
-
-		t->ops->teardown(t);
+		target_teardown(&ctx->targets[--ctx->nr_targets]);
 	}
 }
 

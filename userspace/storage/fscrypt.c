@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * ext4 with native encryption (fscrypt): a v2 policy (AES-256-XTS
- * contents, AES-256-CTS names) on the work folder. The 64-byte master key
- * is random, lives in mlock'ed memory only until the kernel has it
+ * The `fscrypt` layer and kind: ext4 -O encrypt with a v2 policy (AES-256-XTS
+ * contents, AES-256-CTS names) on a folder of it. The 64-byte master key is
+ * random, lives in mlock'ed memory only until the kernel has it
  * (FS_IOC_ADD_ENCRYPTION_KEY), and is wiped right after; teardown removes
  * it from the filesystem keyring with FS_IOC_REMOVE_ENCRYPTION_KEY.
  */
@@ -18,9 +18,14 @@
 #include <unistd.h>
 
 #include "target.h"
-#include "verify.h"
 
 #define KEY_BYTES 64
+
+struct fscrypt_priv {
+	char mnt[PATH_LEN]; /* the filesystem whose keyring has the key */
+	bool key_added;
+	unsigned char key_id[16]; /* v2 key identifier */
+};
 
 static const char *fscrypt_unavailable(const struct capabilities *caps)
 {
@@ -74,92 +79,91 @@ static int set_policy(const char *dir, const unsigned char id[16])
 	return err;
 }
 
-static int fscrypt_setup(const struct target_config *cfg, struct target *t)
+static int fscrypt_setup(struct stack_layer *l, const struct layer_env *env)
 {
+	struct fscrypt_priv *p = l->priv;
 	int err, mntfd;
 
-	snprintf(t->info.kind, sizeof(t->info.kind), "fscrypt");
-	err = target_make_image(t, cfg->scratch, cfg->fs_bytes);
-	if (!err)
-		err = target_attach_loop(t);
-	if (!err)
-		err = target_mkfs_ext4(t, "encrypt");
-	if (!err)
-		err = target_mount(t, cfg->scratch, NULL);
-	if (err)
-		return err;
-
-	mntfd = open(t->st.mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	snprintf(p->mnt, sizeof(p->mnt), "%s", env->below->mnt);
+	mntfd = open(p->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (mntfd < 0)
 		return -errno;
-	err = add_random_key(mntfd, t->st.key_id);
+	err = add_random_key(mntfd, p->key_id);
 	close(mntfd);
 	if (err) {
 		fprintf(stderr,
 			"encbench-trace: FS_IOC_ADD_ENCRYPTION_KEY on "
 			"%s: %s\n",
-			t->st.mnt, strerror(-err));
+			p->mnt, strerror(-err));
 		return err;
 	}
-	t->st.key_added = true;
+	p->key_added = true;
 
-	snprintf(t->st.workdir, sizeof(t->st.workdir), "%s/encrypted",
-		 t->st.mnt);
-	if (mkdir(t->st.workdir, 0700) < 0)
+	l->exposed = *env->below;
+	snprintf(l->exposed.dir, sizeof(l->exposed.dir), "%s/encrypted",
+		 env->below->dir);
+	if (mkdir(l->exposed.dir, 0700) < 0)
 		return -errno;
-	err = set_policy(t->st.workdir, t->st.key_id);
-	if (err) {
+	err = set_policy(l->exposed.dir, p->key_id);
+	if (err)
 		fprintf(stderr,
 			"encbench-trace: FS_IOC_SET_ENCRYPTION_POLICY "
 			"on %s: %s\n",
-			t->st.workdir, strerror(-err));
-		return err;
-	}
-	snprintf(t->info.dir, sizeof(t->info.dir), "%s", t->st.workdir);
-	t->info.encrypted = true;
-	snprintf(t->info.encryption.scheme, NAME_LEN, "fscrypt v2 policy");
-	snprintf(t->info.encryption.contents_cipher, NAME_LEN, "xts(aes)");
-	snprintf(t->info.encryption.names_cipher, NAME_LEN, "cts(cbc(aes))");
-	t->info.encryption.key_bits = 512;
-	return 0;
+			l->exposed.dir, strerror(-err));
+	return err;
 }
 
-static int fscrypt_verify(struct target *t)
+static void fscrypt_describe(const struct stack_layer *l,
+			     struct target_info *ti)
 {
-	return verify_medium(t, true);
+	(void)l;
+	snprintf(ti->encryption.scheme, NAME_LEN, "fscrypt v2 policy");
+	snprintf(ti->encryption.contents_cipher, NAME_LEN, "xts(aes)");
+	snprintf(ti->encryption.names_cipher, NAME_LEN, "cts(cbc(aes))");
+	ti->encryption.key_bits = 512;
 }
 
-static void remove_key(struct target *t)
+static void fscrypt_teardown(struct stack_layer *l)
 {
+	struct fscrypt_priv *p = l->priv;
 	struct fscrypt_remove_key_arg arg = {0};
-	int fd = open(t->st.mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd;
 
+	if (!p->key_added)
+		return;
+	fd = open(p->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	arg.key_spec.type = FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER;
-	memcpy(arg.key_spec.u.identifier, t->st.key_id, 16);
+	memcpy(arg.key_spec.u.identifier, p->key_id, 16);
 	if (ioctl(fd, FS_IOC_REMOVE_ENCRYPTION_KEY, &arg) < 0)
 		fprintf(stderr,
 			"encbench-trace: FS_IOC_REMOVE_ENCRYPTION_KEY "
 			"on %s: %s (unmount drops it)\n",
-			t->st.mnt, strerror(errno));
+			p->mnt, strerror(errno));
 	close(fd);
-	t->st.key_added = false;
-	explicit_bzero(t->st.key_id, sizeof(t->st.key_id));
+	p->key_added = false;
 }
 
-static void fscrypt_teardown(struct target *t)
-{
-	if (t->st.key_added)
-		remove_key(t);
-	target_teardown_common(t);
-}
+const struct layer_ops fscrypt_layer = {
+	.name = "fscrypt",
+	.priv_size = sizeof(struct fscrypt_priv),
+	.setup = fscrypt_setup,
+	.describe = fscrypt_describe,
+	.teardown = fscrypt_teardown,
+};
 
-const struct target_ops fscrypt_target_ops = {
+static const struct layer_step fscrypt_recipe[] = {
+	{&loop_layer, NULL},
+	{&ext4_layer, "encrypt"},
+	{&fscrypt_layer, NULL},
+	{NULL, NULL},
+};
+
+const struct target_kind fscrypt_target = {
 	.kind = "fscrypt",
 	.help = "ext4 -O encrypt, v2 policy AES-256-XTS/AES-256-CTS",
 	.unavailable = fscrypt_unavailable,
-	.setup = fscrypt_setup,
-	.verify_encrypted = fscrypt_verify,
-	.teardown = fscrypt_teardown,
+	.recipe = fscrypt_recipe,
+	.encrypted = true,
 };

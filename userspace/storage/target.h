@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Storage targets behind one ops table. A target knows its mount point,
- * its block-device chain and its encryption parameters. Setup records every
- * object it creates as it goes, so teardown can undo a half-done setup;
- * teardown removes only what setup created.
- * A new target is one new file plus one entry in target_table (target.c).
+ * Storage targets: a target kind is a recipe of layers (layer.h), built
+ * bottom up and undone top down. A target knows its mount point, its
+ * block-device chain and its encryption parameters, all described by its
+ * layers. A new target kind is one new file plus one entry in kind_table
+ * (target.c).
  */
 #ifndef ENCBENCH_TARGET_H
 #define ENCBENCH_TARGET_H
@@ -13,6 +13,9 @@
 #include <stdint.h>
 
 #include "../common/results.h"
+#include "layer.h"
+
+#define MAX_LAYERS 6
 
 struct target_config {
 	const char *name;    /* target name as shown in reports */
@@ -21,53 +24,32 @@ struct target_config {
 	const char *path;    /* user targets: the existing directory */
 };
 
-/* Objects a target created, in creation order; teardown undoes them in
- * reverse. Shared by every target so cleanup is written once. */
-struct target_state {
-	char image[PATH_LEN]; /* sparse backing file */
-	int loop_fd;	      /* held until mounted; autoclear detaches */
-	char loop_dev[NAME_LEN];
-	char mnt[PATH_LEN];
-	bool mounted;
-	char workdir[PATH_LEN]; /* created inside the mount */
-	bool key_added;
-	unsigned char key_id[16]; /* fscrypt v2 key identifier */
-	void *priv;		  /* target-specific */
-};
-
-struct target {
-	const struct target_ops *ops;
-	struct target_info info;
-	struct target_state st;
-};
-
-struct target_ops {
+struct target_kind {
 	const char *kind;
 	const char *help;
 	/* NULL if usable here, else the reason it is not. */
 	const char *(*unavailable)(const struct capabilities *caps);
-	int (*setup)(const struct target_config *cfg, struct target *t);
-	/* Confirm data really is encrypted on the medium (or not, for plain).
-	 */
-	int (*verify_encrypted)(struct target *t);
-	void (*teardown)(struct target *t);
+	const struct layer_step *recipe; /* bottom first, ends with .ops NULL */
+	bool encrypted;			 /* what the verification must find */
 };
 
-const struct target_ops *target_find(const char *kind);
-const struct target_ops *const *target_list(void);
+struct target {
+	const struct target_kind *kind;
+	struct target_info info;
+	int nr_layers; /* set up or being set up: teardown covers these */
+	struct stack_layer layers[MAX_LAYERS];
+};
 
-/* Shared building blocks (target.c). Each returns 0 or negative errno and
- * prints one line naming what failed. */
-int target_make_image(struct target *t, const char *scratch, uint64_t bytes);
-int target_attach_loop(struct target *t);
-int target_mkfs_ext4(struct target *t, const char *extra_opts);
-int target_mount(struct target *t, const char *scratch, const char *opts);
-int target_add_device(struct target_info *ti, const char *devname,
-		      const char *role);
-void target_teardown_common(struct target *t);
+const struct target_kind *target_find(const char *kind);
+const struct target_kind *const *target_list(void);
 
-/* Run argv, wait, return its exit status (or negative errno); output of
- * the child goes to /dev/null unless verbose. */
-int run_cmd(char *const argv[]);
+/* Build every layer of t->kind in order; on failure the layers made so far
+ * stay in t for target_teardown. Fills t->info from the layers. */
+int target_setup(struct target *t, const struct target_config *cfg);
+/* Confirm the data is ciphertext on the lowest device (or plaintext, for
+ * an unencrypted kind); sets info.verified_encrypted. */
+int target_verify(struct target *t);
+/* Undo the layers, top first. Safe on a half-built target. */
+void target_teardown(struct target *t);
 
 #endif /* ENCBENCH_TARGET_H */

@@ -2,13 +2,10 @@
 /* Is what the workloads write really encrypted on the medium? Look. */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fiemap.h>
-#include <linux/fs.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -17,16 +14,9 @@
 
 #define PROBE_BYTES 65536
 #define BLK	    4096
-
-int verify_medium(struct target *t, bool encrypted)
-{
-	int r = verify_plaintext_on_device(t);
-
-	if (r < 0)
-		return r;
-	t->info.verified_encrypted = encrypted && r == 0;
-	return (r == 0) == encrypted ? 0 : -EIO;
-}
+/* What is read raw: the probe plus room for a header in front of it (an
+ * eCryptfs file starts with 8 KiB of metadata). */
+#define RAW_BYTES (PROBE_BYTES + 4 * BLK)
 
 static bool all_zero(const unsigned char *p, size_t n)
 {
@@ -36,36 +26,49 @@ static bool all_zero(const unsigned char *p, size_t n)
 	return true;
 }
 
-static int first_physical_offset(int fd, uint64_t *phys)
+/* Write the probe file and sync it: 0 or negative errno. */
+static int write_probe(const char *path, const unsigned char *data)
 {
-	struct {
-		struct fiemap fm;
-		struct fiemap_extent ext[1];
-	} m = {0};
+	int fd, err = 0;
 
-	m.fm.fm_length = ~0ULL;
-	m.fm.fm_flags = FIEMAP_FLAG_SYNC;
-	m.fm.fm_extent_count = 1;
-	if (ioctl(fd, FS_IOC_FIEMAP, &m.fm) < 0)
-		return -errno;
-	if (m.fm.fm_mapped_extents < 1 ||
-	    (m.ext[0].fe_flags & FIEMAP_EXTENT_UNKNOWN))
-		return -ENODATA;
-	*phys = m.ext[0].fe_physical;
-	return 0;
+	errno = 0;
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, data, PROBE_BYTES) != PROBE_BYTES ||
+	    fsync(fd) < 0)
+		err = -errno ?: -EIO; /* a short write leaves errno 0 */
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+/* Each layer from the top down moves the location one level down. */
+static int locate(const struct target *t, struct verify_loc *loc)
+{
+	for (int i = t->nr_layers - 1; i >= 0; i--) {
+		const struct stack_layer *l = &t->layers[i];
+		int err;
+
+		if (!l->ops->locate)
+			continue;
+		err = l->ops->locate(l, loc);
+		if (err)
+			return err;
+	}
+	return loc->dev[0] ? 0 : -ENODEV;
 }
 
 int verify_plaintext_on_device(struct target *t)
 {
-	char path[PATH_LEN + 32], dev[NAME_LEN + 8];
+	char path[PATH_LEN + 32], dev[NAME_LEN + 8] = "?";
 	unsigned char *data = NULL, *raw = NULL;
-	int fd = -1, dfd = -1, err;
-	uint64_t phys = 0;
+	struct verify_loc loc = {.length = RAW_BYTES};
+	int dfd = -1, err;
+	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/.encbench-verify", t->info.dir);
-	snprintf(dev, sizeof(dev), "/dev/%s", t->info.devices[0].name);
+	snprintf(loc.path, sizeof(loc.path), "%s", path);
 	if (posix_memalign((void **)&data, BLK, PROBE_BYTES) ||
-	    posix_memalign((void **)&raw, BLK, BLK)) {
+	    posix_memalign((void **)&raw, BLK, RAW_BYTES)) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -73,27 +76,25 @@ int verify_plaintext_on_device(struct target *t)
 		err = -EIO;
 		goto cleanup;
 	}
-	errno = 0;
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, data, PROBE_BYTES) != PROBE_BYTES ||
-	    fsync(fd) < 0) {
-		err = -errno ?: -EIO; /* a short write leaves errno 0 */
-		goto cleanup;
-	}
-	err = first_physical_offset(fd, &phys);
+	err = write_probe(path, data);
+	if (!err)
+		err = locate(t, &loc);
 	if (err)
 		goto cleanup;
+	snprintf(dev, sizeof(dev), "/dev/%s", loc.dev);
 	/* O_DIRECT: the page cache of the block device may hold stale
 	 * blocks from mkfs; we want what is on the medium. */
+	loc.length &= ~(uint64_t)(BLK - 1);
 	errno = 0;
 	dfd = open(dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
-	if (dfd < 0 || pread(dfd, raw, BLK, phys) != BLK) {
+	if (dfd < 0 || (n = pread(dfd, raw, loc.length, loc.offset)) < BLK) {
 		err = -errno ?: -EIO;
 		goto cleanup;
 	}
-	if (!memcmp(raw, data, BLK)) {
+	/* Anywhere in what was read: a header may come first. */
+	if (memmem(raw, n, data, BLK)) {
 		err = 1;
-	} else if (all_zero(raw, BLK)) {
+	} else if (all_zero(raw, n)) {
 		/* Not our data, but not ciphertext either: the offset is
 		 * wrong or nothing reached the medium. Claim nothing. */
 		err = -ENODATA;
@@ -106,13 +107,10 @@ cleanup:
 			"encbench-trace: cannot verify encryption of "
 			"%s on %s: %s\n",
 			t->info.name, dev, strerror(-err));
-	if (dfd >= 0)
-		close(dfd);
-	if (fd >= 0) {
-		close(fd);
-		unlink(path);
-	}
+	unlink(path);
 	free(data);
 	free(raw);
+	if (dfd >= 0)
+		close(dfd);
 	return err;
 }

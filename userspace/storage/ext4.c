@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The `ext4` layer: mkfs.ext4 on the device below, mounted in our scratch
+ * folder, with a work folder inside. The recipe's argument is a list of
+ * extra features for mkfs -O ("encrypt" for fscrypt).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "target.h"
+
+struct ext4_priv {
+	char dev[NAME_LEN]; /* the device it was made on */
+	char mnt[PATH_LEN]; /* ours to rmdir, once created */
+	bool mounted;
+};
+
+static int mkfs(const char *devname, const char *features)
+{
+	char dev[NAME_LEN + 8];
+	char *argv[12];
+	int n = 0, rc;
+
+	snprintf(dev, sizeof(dev), "/dev/%s", devname);
+	argv[n++] = "mkfs.ext4";
+	argv[n++] = "-q";
+	argv[n++] = "-F";
+	/* No lazy init: ext4lazyinit would write behind the workloads. */
+	argv[n++] = "-E";
+	argv[n++] = "lazy_itable_init=0,lazy_journal_init=0,nodiscard";
+	if (features) {
+		argv[n++] = "-O";
+		argv[n++] = (char *)features;
+	}
+	argv[n++] = dev;
+	argv[n] = NULL;
+	rc = run_cmd(argv);
+	if (rc) {
+		fprintf(stderr, "encbench-trace: mkfs.ext4 on %s failed (%s)\n",
+			dev, rc < 0 ? strerror(-rc) : "non-zero exit");
+		return rc < 0 ? rc : -EIO;
+	}
+	return 0;
+}
+
+static int ext4_setup(struct stack_layer *l, const struct layer_env *env)
+{
+	struct ext4_priv *p = l->priv;
+	char dev[NAME_LEN + 8], mnt[PATH_LEN];
+	int err;
+
+	snprintf(p->dev, sizeof(p->dev), "%s", env->below->dev);
+	err = mkfs(p->dev, env->arg);
+	if (err)
+		return err;
+	snprintf(mnt, sizeof(mnt), "%s/mnt-%s", env->cfg->scratch, env->name);
+	if (mkdir(mnt, 0700) < 0) {
+		err = -errno;
+		fprintf(stderr, "encbench-trace: mkdir %s: %s\n", mnt,
+			strerror(errno));
+		return err;
+	}
+	snprintf(p->mnt, sizeof(p->mnt), "%s", mnt);
+	snprintf(dev, sizeof(dev), "/dev/%s", p->dev);
+	if (mount(dev, mnt, "ext4", 0, NULL) < 0) {
+		err = -errno;
+		fprintf(stderr, "encbench-trace: mount %s on %s: %s\n", dev,
+			mnt, strerror(errno));
+		return err;
+	}
+	p->mounted = true;
+	snprintf(l->exposed.mnt, sizeof(l->exposed.mnt), "%s", mnt);
+	snprintf(l->exposed.dir, sizeof(l->exposed.dir), "%s/data", mnt);
+	if (mkdir(l->exposed.dir, 0700) < 0)
+		return -errno;
+	return 0;
+}
+
+static void ext4_describe(const struct stack_layer *l, struct target_info *ti)
+{
+	(void)l;
+	snprintf(ti->fs, sizeof(ti->fs), "ext4");
+}
+
+/* FIEMAP: where the file's first extent is on the device below. */
+static int ext4_locate(const struct stack_layer *l, struct verify_loc *loc)
+{
+	const struct ext4_priv *p = l->priv;
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent ext[1];
+	} m = {0};
+	int fd, err = 0;
+
+	fd = open(loc->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	m.fm.fm_length = ~0ULL;
+	m.fm.fm_flags = FIEMAP_FLAG_SYNC;
+	m.fm.fm_extent_count = 1;
+	if (ioctl(fd, FS_IOC_FIEMAP, &m.fm) < 0)
+		err = -errno;
+	else if (m.fm.fm_mapped_extents < 1 ||
+		 (m.ext[0].fe_flags & FIEMAP_EXTENT_UNKNOWN))
+		err = -ENODATA;
+	close(fd);
+	if (err)
+		return err;
+	snprintf(loc->dev, sizeof(loc->dev), "%s", p->dev);
+	loc->offset = m.ext[0].fe_physical;
+	if (m.ext[0].fe_length < loc->length)
+		loc->length = m.ext[0].fe_length;
+	return 0;
+}
+
+static void ext4_teardown(struct stack_layer *l)
+{
+	struct ext4_priv *p = l->priv;
+
+	if (p->mounted) {
+		/* Lazy detach only as a last resort: a busy mount must not
+		 * leave the run stuck; the device below goes when it goes. */
+		if (umount2(p->mnt, 0) < 0 && umount2(p->mnt, MNT_DETACH) < 0)
+			fprintf(stderr, "encbench-trace: umount %s: %s\n",
+				p->mnt, strerror(errno));
+		p->mounted = false;
+	}
+	if (p->mnt[0])
+		rmdir(p->mnt);
+}
+
+const struct layer_ops ext4_layer = {
+	.name = "ext4",
+	.priv_size = sizeof(struct ext4_priv),
+	.setup = ext4_setup,
+	.describe = ext4_describe,
+	.locate = ext4_locate,
+	.teardown = ext4_teardown,
+};
