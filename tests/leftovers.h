@@ -117,7 +117,7 @@ static int our_bpf_links(void)
 
 /* Everything left behind under dir, plus our BPF links anywhere. Loop
  * autoclear runs as the last reference goes: give it two seconds. */
-static int leftovers(const char *dir)
+static inline int leftovers(const char *dir)
 {
 	int n;
 

@@ -31,7 +31,7 @@ static const char run_usage[] =
 	"      --scratch DIR      where images are created (default /var/tmp)\n"
 	"      --no-trace         benchmark only, no BPF attribution\n"
 	"      --no-drop-caches   keep the page cache between write and read\n"
-	"  -q, --quiet            no histograms on the terminal\n"
+	"  -q, --quiet            no histograms, no progress line\n"
 	"      --json             results.json on stdout (the text goes to "
 	"stderr)\n"
 	"  -h, --help             this help\n"

@@ -20,6 +20,7 @@
 
 #include "commands.h"
 #include "config.h"
+#include "progress.h"
 #include "run.h"
 #include "../probe/probe.h"
 #include "../report/report.h"
@@ -269,6 +270,7 @@ int cmd_run(int argc, char **argv)
 		return 1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	install_signals();
+	progress_start(progress_wanted(cfg.quiet, cfg.json));
 	fill_meta(ctx.r, &cfg);
 	probe_all(&ctx.r->meta.caps);
 
@@ -300,6 +302,7 @@ int cmd_run(int argc, char **argv)
 
 cleanup:
 	run_teardown(&ctx);
+	progress_stop(); /* the rest goes to stdout and would meet it */
 	probe_release();
 	if (scratch[0] && rmdir(scratch) < 0)
 		fprintf(stderr,

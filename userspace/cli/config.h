@@ -26,7 +26,7 @@ struct run_config {
 	char workloads[MAX_WORKLOADS][NAME_LEN];
 	bool trace;	  /* attribution on (default) */
 	bool drop_caches; /* between write and read, default on */
-	bool quiet;	  /* no histograms on the terminal */
+	bool quiet;	  /* no histograms, no progress line */
 	bool json;	  /* results.json to stdout too (pipeable) */
 };
 

@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 
+#include "progress.h"
 #include "run.h"
 #include "../probe/probe.h"
 #include "../report/report.h"
@@ -15,7 +16,7 @@
 #include "../trace/trace.h"
 #include "../workload/workload.h"
 
-#define say(...) fprintf(stderr, __VA_ARGS__)
+#define say(...) progress_say(__VA_ARGS__)
 
 void run_options_json(const struct run_config *cfg, char *buf, size_t len)
 {
@@ -88,6 +89,7 @@ static int setup_one(struct run_ctx *ctx, const char *kind, bool baseline)
 		    kind, why);
 		return baseline ? -ENODEV : 0;
 	}
+	progress_stage("setup", kind, NULL);
 	memset(t, 0, sizeof(*t));
 	t->kind = k;
 	snprintf(t->info.name, NAME_LEN, "%s", kind);
@@ -265,13 +267,16 @@ static int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
 		    t->info.name);
 	else if (ctx->tr)
 		trace_pause(ctx->tr); /* until the first timed child */
+	progress_stage("run", t->info.name, w->name);
 	for (int i = 1; i <= ctx->cfg->runs && !err; i++) {
 		struct sample s = {0};
 
 		wc.iteration = i;
+		progress_iteration(i, ctx->cfg->runs);
 		err = w->run_once(&wc, &s);
 		if (err)
 			break;
+		progress_iteration_done();
 		record_sample(ctx->r, t, w, &s);
 		say("[%s] %s %d/%d:", t->info.name, w->name, i, ctx->cfg->runs);
 		for (int m = 0; m < w->nr_metrics; m++)
@@ -293,6 +298,8 @@ int run_workloads(struct run_ctx *ctx)
 
 	for (int i = 0; i < ctx->nr_targets; i++)
 		r->targets[r->nr_targets++] = ctx->targets[i].info;
+	progress_plan(ctx->cfg->nr_workloads * ctx->nr_targets *
+		      ctx->cfg->runs);
 	for (int wi = 0; wi < ctx->cfg->nr_workloads; wi++) {
 		const struct workload_ops *w =
 			workload_find(ctx->cfg->workloads[wi]);
@@ -366,6 +373,7 @@ void run_statistics(struct run_ctx *ctx)
 
 void run_teardown(struct run_ctx *ctx)
 {
+	progress_stage("teardown", NULL, NULL);
 	/* The tracer first: no program may outlive what it watches. */
 	trace_close(ctx->tr);
 	ctx->tr = NULL;
