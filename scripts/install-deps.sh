@@ -10,8 +10,9 @@ pkgs=(
 	libcryptsetup-dev libjson-c-dev liburing-dev libsqlite3-dev
 	# run: mkfs, loop devices, modules
 	e2fsprogs util-linux kmod
-	# tests: cmocka (TAP output) run by prove (perl)
-	libcmocka-dev perl
+	# tests: cmocka (TAP output) run by prove (perl); biolatency, another
+	# tracer whose programs share our programs' names, runs beside them
+	libcmocka-dev perl libbpf-tools
 	# bench: reading results.json from shell
 	jq
 )

@@ -24,6 +24,7 @@
 
 #include "probe.skel.h"
 #include "probe.h"
+#include "../common/bpf_ids.h"
 #include "../trace/trace.h"
 
 #define TRACEFS	      "/sys/kernel/tracing"
@@ -145,6 +146,7 @@ static void probe_attach_one(struct cap *c, int which)
 			strerrorname_np(-err) ?: "?");
 		goto cleanup;
 	}
+	bpf_ids_add_prog(p);
 	if (which == 4)
 		link = attach_perf_event(p, &pfd);
 	else
@@ -155,6 +157,7 @@ static void probe_attach_one(struct cap *c, int which)
 			strerrorname_np(-err) ?: "?");
 		goto cleanup;
 	}
+	bpf_ids_add_link(link);
 	cap_set(c, true, "loaded and attached");
 cleanup:
 	bpf_link__destroy(link);

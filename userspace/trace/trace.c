@@ -21,6 +21,7 @@
 
 #include "trace.h" /* first: the skeleton needs attrib.h's types */
 #include "attrib.skel.h"
+#include "common/bpf_ids.h"
 #include "ksyms.h"
 #include "trace_priv.h"
 
@@ -46,6 +47,9 @@ struct tracer {
 	uint64_t kreq_acc[NR_OPS];
 	uint64_t misses_acc;
 	uint64_t wall_acc_ns;
+	/* Kernel ids of our programs and links (see common/bpf_ids.h). */
+	int nr_ids;
+	struct bpf_id ids[MAX_TRACER_IDS];
 };
 
 /* ---- libbpf messages: keep the first warning as the reason ---------- */
@@ -223,9 +227,16 @@ static void set_autoload(struct attrib_bpf *skel, bool btf, enum enc_method enc)
 	}
 }
 
+static void note_id(struct tracer *tr, enum bpf_id_kind kind, uint32_t id)
+{
+	if (id && tr->nr_ids < MAX_TRACER_IDS)
+		tr->ids[tr->nr_ids++] = (struct bpf_id){.kind = kind, .id = id};
+}
+
 static int open_load(struct tracer *tr, bool btf, enum enc_method enc,
 		     char *why, size_t len)
 {
+	struct bpf_program *prog;
 	int err;
 
 	bpf_why[0] = '\0';
@@ -246,8 +257,37 @@ static int open_load(struct tracer *tr, bool btf, enum enc_method enc,
 			 strerror(-err), bpf_why);
 		attrib_bpf__destroy(tr->skel);
 		tr->skel = NULL;
+		return err;
 	}
-	return err;
+	bpf_object__for_each_program(prog, tr->skel->obj)
+	{
+		if (bpf_program__autoload(prog))
+			note_id(tr, BPF_ID_PROG, bpf_ids_add_prog(prog));
+	}
+	return 0;
+}
+
+/* attrib_bpf__attach, one program at a time so that each link's id is
+ * recorded as soon as the link exists. */
+static int attach_all(struct tracer *tr)
+{
+	const struct bpf_object_skeleton *s = tr->skel->skeleton;
+
+	for (int i = 0; i < s->prog_cnt; i++) {
+		struct bpf_program *prog = *s->progs[i].prog;
+		struct bpf_link **link = s->progs[i].link;
+
+		if (!bpf_program__autoload(prog) ||
+		    !bpf_program__autoattach(prog) || *link)
+			continue;
+		*link = bpf_program__attach(prog);
+		if (!*link) {
+			*link = NULL;
+			return -errno;
+		}
+		note_id(tr, BPF_ID_LINK, bpf_ids_add_link(*link));
+	}
+	return 0;
 }
 
 /* Major number of "device-mapper" in /proc/devices, 0 if none. */
@@ -332,7 +372,7 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 		goto out;
 	}
 	bpf_why[0] = '\0';
-	err = attrib_bpf__attach(tr->skel);
+	err = attach_all(tr);
 	if (err) {
 		snprintf(why, why_len, "attaching the BPF programs: %s (%s)",
 			 strerror(-err), bpf_why);
@@ -559,6 +599,13 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 	snap->wall_s = (double)tr->wall_acc_ns / 1e9;
 	snap->missed_events = tr->misses_acc;
 	return 0;
+}
+
+int trace_bpf_ids(const struct tracer *tr, struct bpf_id *out, int max)
+{
+	for (int i = 0; i < tr->nr_ids && i < max; i++)
+		out[i] = tr->ids[i];
+	return tr->nr_ids;
 }
 
 void trace_close(struct tracer *tr)

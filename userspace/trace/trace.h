@@ -11,7 +11,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "../common/bpf_ids.h"
 #include "../common/results.h"
+
+/* Every program and link of the tracer, with room to spare. */
+#define MAX_TRACER_IDS 128
 
 struct tracer;
 
@@ -62,6 +66,9 @@ int trace_pause(struct tracer *tr);
 int trace_resume(struct tracer *tr);
 /* Copy out the counters of the phase begun by trace_begin. */
 int trace_end(struct tracer *tr, struct trace_snapshot *snap);
+/* The kernel ids of the tracer's programs and links, as recorded when
+ * each was made: copies up to max, returns how many there are. */
+int trace_bpf_ids(const struct tracer *tr, struct bpf_id *out, int max);
 /* Detach and free; leaves no link or program behind. NULL is fine. */
 void trace_close(struct tracer *tr);
 
