@@ -12,7 +12,7 @@ BPFTOOL   ?= bpftool
 CC        ?= gcc
 PREFIX    ?= /usr/local
 PKGS      := libbpf libcryptsetup json-c
-TEST_PKGS := cmocka
+TEST_PKGS := cmocka liburing
 
 CFLAGS    ?= -O2 -g
 # -Wno-format-truncation as the kernel builds: snprintf truncation into

@@ -78,7 +78,7 @@ struct {
 	__type(value, __u8);
 } traced SEC(".maps");
 
-/* Syscall nr -> 0 ignore, 1 + enum eb_op. */
+/* Syscall nr -> SYS_OP_* encoding of attrib.h. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, MAX_SYSCALLS);
@@ -124,6 +124,7 @@ START_MAP(rq_start, __u64, MAX_ITEMS);	  /* by struct request * */
 START_MAP(cq_start, __u64, MAX_ITEMS);	  /* by struct work_struct * */
 START_MAP(cx_start, __u32, MAX_THREADS);  /* by kworker tid */
 START_MAP(enc_start, __u32, MAX_THREADS); /* by tid */
+START_MAP(iou_start, __u64, MAX_ITEMS);	  /* by struct io_kiocb * */
 
 static __always_inline struct layer_stat *stat_of(int layer, __u32 op)
 {
@@ -230,25 +231,120 @@ static __always_inline bool bio_dev_ok(struct bio *bio)
 
 /* ---- syscall ----------------------------------------------------- */
 
+/* Syscall argument n (0-based) from the user registers sys_enter gets. */
+static __always_inline __u64 sys_arg(struct pt_regs *regs, int n)
+{
+	if (n == 0)
+		return PT_REGS_PARM1_CORE_SYSCALL(regs);
+	if (n == 1)
+		return PT_REGS_PARM2_CORE_SYSCALL(regs);
+	return PT_REGS_PARM3_CORE_SYSCALL(regs);
+}
+
+/* 1 + enum eb_op of this call, or 0 when it is not counted: an open
+ * counts (as a create) only with O_CREAT. */
+static __always_inline __u32 sys_op_of(struct pt_regs *regs, __u32 v)
+{
+	int arg = SYS_OP_CREAT_ARG(v);
+	__u64 flags = 0;
+
+	if (arg < 0)
+		return v & SYS_OP_MASK;
+	if ((v & SYS_OP_IF_HOW_CREAT) == SYS_OP_IF_HOW_CREAT) {
+		/* openat2: flags is the first member of struct open_how. */
+		if (bpf_probe_read_user(&flags, sizeof(flags),
+					(void *)sys_arg(regs, 2)))
+			return 0;
+	} else {
+		flags = sys_arg(regs, arg);
+	}
+	return flags & SYS_OP_O_CREAT ? v & SYS_OP_MASK : 0;
+}
+
 static __always_inline int on_sys_enter(__u64 *ctx)
 {
 	long id = (long)ctx[1];
 	__u64 pid_tgid, now;
-	__u32 key, tgid, tid, *op;
+	__u32 key, tgid, tid, *v, op;
 
 	if (!tracing_on || id < 0 || id >= MAX_SYSCALLS)
 		return 0;
 	key = id;
-	op = bpf_map_lookup_elem(&sys_ops, &key);
-	if (!op || !*op)
+	v = bpf_map_lookup_elem(&sys_ops, &key);
+	if (!v || !*v)
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	tgid = pid_tgid >> 32;
 	if (!bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
+	op = sys_op_of((struct pt_regs *)ctx[0], *v);
+	if (!op)
+		return 0;
 	tid = (__u32)pid_tgid;
 	now = bpf_ktime_get_ns();
-	item_start(&sys_start, &tid, LAYER_SYSCALL, *op - 1, now, now);
+	item_start(&sys_start, &tid, LAYER_SYSCALL, op - 1, now, now);
+	return 0;
+}
+
+/* ---- io_uring: each request is a syscall-layer item ------------------
+ * io_uring_enter submits and reaps many requests at once, so it is not
+ * timed itself; each request is, from its submission (by a traced process
+ * or its SQPOLL thread, which shares its tgid) to its completion, which
+ * may run in any context. */
+
+/* enum eb_op of an io_uring opcode (uapi values, stable), or -1. */
+static __always_inline int iou_op(__u8 opcode)
+{
+	switch (opcode) {
+	case IORING_OP_READV:
+	case IORING_OP_READ_FIXED:
+	case IORING_OP_READ:
+		return EB_OP_READ;
+	case IORING_OP_WRITEV:
+	case IORING_OP_WRITE_FIXED:
+	case IORING_OP_WRITE:
+		return EB_OP_WRITE;
+	case IORING_OP_FSYNC:
+	case IORING_OP_SYNC_FILE_RANGE:
+		return EB_OP_SYNC;
+	case IORING_OP_RENAMEAT:
+	case IORING_OP_UNLINKAT:
+	case IORING_OP_MKDIRAT:
+		return EB_OP_CREATE;
+	case IORING_OP_SPLICE:
+	case IORING_OP_TEE:
+		return EB_OP_COPY;
+	}
+	return -1;
+}
+
+/* io_uring_submit_req (io_uring_submit_sqe before v6.4): req is first. */
+static __always_inline int on_iou_submit(__u64 *ctx)
+{
+	struct io_kiocb *req = (void *)ctx[0];
+	__u64 key = (__u64)req, now;
+	__u32 tgid;
+	int op;
+
+	if (!tracing_on)
+		return 0;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	if (!bpf_map_lookup_elem(&traced, &tgid))
+		return 0;
+	op = iou_op(BPF_CORE_READ(req, opcode));
+	if (op < 0)
+		return 0;
+	now = bpf_ktime_get_ns();
+	item_start(&iou_start, &key, LAYER_SYSCALL, op, now, now);
+	return 0;
+}
+
+/* io_uring_complete(ctx, req, ...): req is second on every version. */
+static __always_inline int on_iou_complete(__u64 *ctx)
+{
+	__u64 key = ctx[1];
+
+	item_end(&iou_start, &key, LAYER_SYSCALL, bpf_ktime_get_ns(), true);
 	return 0;
 }
 
@@ -610,6 +706,10 @@ TP_PAIR(block_rq_complete, on_rq_complete)
 TP_PAIR(workqueue_queue_work, on_queue_work)
 TP_PAIR(workqueue_execute_start, on_execute_start)
 TP_PAIR(workqueue_execute_end, on_execute_end)
+/* Loaded only where the tracepoint exists (trace.c: iou_autoload). */
+TP_PAIR(io_uring_submit_req, on_iou_submit)
+TP_PAIR(io_uring_submit_sqe, on_iou_submit)
+TP_PAIR(io_uring_complete, on_iou_complete)
 
 /* ---- crypt, write side: fscrypt encrypts synchronously ------------
  * fscrypt_encrypt_pagecache_blocks() runs in writeback (ext4_bio_write_

@@ -19,12 +19,33 @@ enum layer {
 	NR_LAYERS,
 };
 
-/* Prefixed: vmlinux.h has NFSv4's OP_READ/OP_WRITE. */
+/*
+ * What a syscall or io_uring request does (prefixed: vmlinux.h has NFSv4's
+ * OP_READ/OP_WRITE). The block layers know only reads and writes; sync,
+ * create and copy are seen at the syscall layer. Append only: results.json
+ * names them (results.c).
+ */
 enum eb_op {
 	EB_OP_READ,
 	EB_OP_WRITE,
+	EB_OP_SYNC,   /* fsync, fdatasync, sync_file_range, syncfs */
+	EB_OP_CREATE, /* open with O_CREAT, creat, mkdir, unlink, rename */
+	EB_OP_COPY,   /* copy_file_range, sendfile, splice */
 	NR_OPS,
 };
+
+/*
+ * Value of the sys_ops map, by syscall number: 0 ignores the call, else
+ * 1 + enum eb_op in the low byte. Open calls count as creates only with
+ * O_CREAT: SYS_OP_IF_CREAT(n) says the flags are argument n (0-based),
+ * SYS_OP_IF_HOW_CREAT that they lead struct open_how at argument 2
+ * (openat2).
+ */
+#define SYS_OP_MASK	    0xff
+#define SYS_OP_IF_CREAT(n)  ((1u + (n)) << 8)
+#define SYS_OP_IF_HOW_CREAT (0xfu << 8)
+#define SYS_OP_CREAT_ARG(v) ((int)(((v) >> 8) & 0xf) - 1)
+#define SYS_OP_O_CREAT	    0100 /* asm-generic/fcntl.h, octal */
 
 /* log2(ns) slots: slot i counts latencies in [2^i, 2^(i+1)) ns; slot 0 also
  * takes 0 ns. 40 slots reach 2^40 ns (18 minutes). */

@@ -196,9 +196,10 @@ static void begin(void)
 }
 
 /*
- * In a child: write NR_IO MiB to `path` and fsync (NR_IO + 1 write-op
- * syscalls), then read it back in NR_IO reads. Nothing else the child
- * does is a read or write syscall: no stdio, _exit.
+ * In a child: write NR_IO MiB to `path` and fsync (NR_IO write-op
+ * syscalls, one sync-op, and one create-op open), then read it back in NR_IO
+ * reads. Nothing else the child does is a read or write syscall: no stdio,
+ * _exit.
  */
 static void child_io(const char *path, int flags, bool do_write)
 {
@@ -268,9 +269,11 @@ static void test_plain_direct(void **state)
 
 	/* Exactly the child's syscalls: never the test process's own. */
 	assert_int_equal(snap.stats[LAYER_SYSCALL][EB_OP_READ].count, NR_IO);
-	assert_int_equal(snap.stats[LAYER_SYSCALL][EB_OP_WRITE].count,
-			 NR_IO + 1);
-	for (int op = 0; op < NR_OPS; op++) {
+	assert_int_equal(snap.stats[LAYER_SYSCALL][EB_OP_WRITE].count, NR_IO);
+	assert_int_equal(snap.stats[LAYER_SYSCALL][EB_OP_SYNC].count, 1);
+	assert_int_equal(snap.stats[LAYER_SYSCALL][EB_OP_CREATE].count, 1);
+	assert_int_equal(snap.stats[LAYER_SYSCALL][EB_OP_COPY].count, 0);
+	for (int op = 0; op <= EB_OP_CREATE; op++) {
 		s = &snap.stats[LAYER_SYSCALL][op];
 		assert_true(s->sum_ns > 0);
 		assert_true(s->busy_ns > 0 && s->busy_ns <= s->sum_ns);
@@ -305,7 +308,8 @@ static void test_plain_direct(void **state)
 		if (l != LAYER_DM)
 			assert_string_equal(snap.sources[l], plan[l]);
 
-	assert_int_equal(attribute(&snap, "plain", "itest", a), 2);
+	/* read, write, sync and create: the ops the child did. */
+	assert_int_equal(attribute(&snap, "plain", "itest", a), 4);
 	assert_int_equal(a[0].layers[LAYER_SYSCALL].count, NR_IO);
 	assert_true(a[0].closure_pct >= 100.0);
 	assert_string_equal(a[0].layers[LAYER_FS].source,
@@ -342,8 +346,8 @@ static void test_raw_tp_fallback(void **state)
 	trace_close(rt);
 	dump("plain, O_DIRECT, raw_tp", &snap);
 	assert_int_equal(snap.stats[LAYER_SYSCALL][EB_OP_READ].count, NR_IO);
-	assert_int_equal(snap.stats[LAYER_SYSCALL][EB_OP_WRITE].count,
-			 NR_IO + 1);
+	assert_int_equal(snap.stats[LAYER_SYSCALL][EB_OP_WRITE].count, NR_IO);
+	assert_int_equal(snap.stats[LAYER_SYSCALL][EB_OP_SYNC].count, 1);
 	assert_true(snap.stats[LAYER_DEVICE][EB_OP_READ].count >= NR_IO);
 	assert_true(snap.stats[LAYER_BLK_QUEUE][EB_OP_READ].count >= NR_IO);
 	assert_int_equal(strncmp(snap.sources[LAYER_SYSCALL], "raw_tp:", 7), 0);
@@ -446,8 +450,8 @@ static void test_fscrypt(void **state)
 	child_io(path, 0, true);
 	assert_int_equal(trace_end(tr, &snap), 0);
 	dump("fscrypt, buffered writes", &snap);
-	assert_int_equal(snap.stats[LAYER_SYSCALL][EB_OP_WRITE].count,
-			 NR_IO + 1);
+	assert_int_equal(snap.stats[LAYER_SYSCALL][EB_OP_WRITE].count, NR_IO);
+	assert_int_equal(snap.stats[LAYER_SYSCALL][EB_OP_SYNC].count, 1);
 	if (caps.fentry.ok)
 		assert_non_null(strstr(snap.sources[LAYER_CRYPT], "fentry:"));
 	else if (caps.kprobe.ok)

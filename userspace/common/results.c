@@ -18,8 +18,26 @@ static const char *const layer_names[NR_LAYERS] = {
 };
 
 static const char *const op_names[NR_OPS] = {
-	[EB_OP_READ] = "read",
-	[EB_OP_WRITE] = "write",
+	[EB_OP_READ] = "read", [EB_OP_WRITE] = "write",
+	[EB_OP_SYNC] = "sync", [EB_OP_CREATE] = "create",
+	[EB_OP_COPY] = "copy",
+};
+
+/* The calls each op groups (ops.c's table), for the text that shows a
+ * mean per op: "one write call" must not hide what it includes. */
+static const char *const op_calls[NR_OPS] = {
+	[EB_OP_READ] = "read/pread/readv, io_uring reads",
+	[EB_OP_WRITE] = "write/pwrite/writev, io_uring writes",
+	[EB_OP_SYNC] = "fsync/fdatasync/sync_file_range/syncfs",
+	[EB_OP_CREATE] = "open(O_CREAT)/creat/mkdir/unlink/rmdir/rename",
+	[EB_OP_COPY] = "copy_file_range/sendfile/splice",
+};
+
+/* Plural for sentences: "reads are crypto-bound". */
+static const char *const op_plurals[NR_OPS] = {
+	[EB_OP_READ] = "reads",	 [EB_OP_WRITE] = "writes",
+	[EB_OP_SYNC] = "syncs",	 [EB_OP_CREATE] = "creates",
+	[EB_OP_COPY] = "copies",
 };
 
 static int index_of(const char *const *names, int nr, const char *name)
@@ -51,6 +69,16 @@ const char *op_name(int op)
 	if (op < 0 || op >= NR_OPS)
 		return "unknown";
 	return op_names[op];
+}
+
+const char *op_calls_of(int op)
+{
+	return op < 0 || op >= NR_OPS ? "unknown" : op_calls[op];
+}
+
+const char *op_plural(int op)
+{
+	return op < 0 || op >= NR_OPS ? "unknown" : op_plurals[op];
 }
 
 int op_from_name(const char *name)

@@ -201,5 +201,9 @@ const char *layer_name(int layer);
 int layer_from_name(const char *name);
 const char *op_name(int op);
 int op_from_name(const char *name);
+/* "read/pread/readv, ...": the calls an op groups. */
+const char *op_calls_of(int op);
+/* "reads", "syncs": for sentences. */
+const char *op_plural(int op);
 
 #endif /* ENCBENCH_RESULTS_H */

@@ -88,10 +88,8 @@ static void print_attrib(const struct attribution *a, FILE *out)
 
 	/* The syscall layer groups a family per op (trace.c's sys_table):
 	 * say which, or "one write call" hides that fsync is one of them. */
-	fprintf(out, "\n%s, %s, %s: %s calls take %s on average\n",
-		a->target, a->workload, op_name(a->op),
-		a->op == EB_OP_READ ? "read/pread/readv"
-				 : "write/pwrite/writev/fsync/fdatasync",
+	fprintf(out, "\n%s, %s, %s: %s calls take %s on average\n", a->target,
+		a->workload, op_name(a->op), op_calls_of(a->op),
 		fmt_ns(a->syscall_mean_ns, mean, sizeof(mean)));
 	fprintf(out, "  %-12s %9s %10s %10s %7s  %s\n", "layer", "count",
 		"mean", "p99", "busy %", "source");

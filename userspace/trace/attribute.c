@@ -151,7 +151,7 @@ static void summary_for(const struct attribution *a,
 			size_t len)
 {
 	const struct layer_result *d = &a->layers[dom];
-	const char *ops = a->op == EB_OP_READ ? "reads" : "writes";
+	const char *ops = op_plural(a->op);
 	double pct = share_pct(a, dom);
 	char mean[32];
 
@@ -242,7 +242,7 @@ static void add_evidence(struct verdict *v, const char *fmt, ...)
 void verdict_for(const struct attribution *a, const struct target_info *t,
 		 struct verdict *out)
 {
-	const char *opn = a->op == EB_OP_READ ? "read" : "write";
+	const char *opn = op_name(a->op);
 	int order[NR_LAYERS], n = 0, reserve, dom;
 	char mean[32], total[32];
 

@@ -81,43 +81,6 @@ static int capture_print(enum libbpf_print_level level, const char *fmt,
 
 /* ---- tables --------------------------------------------------------- */
 
-/* Which syscalls are reads and writes; later: io_uring, copy_file_range. */
-static const struct {
-	long nr;
-	int op;
-} sys_table[] = {
-	{SYS_read, EB_OP_READ},
-	{SYS_pread64, EB_OP_READ},
-	{SYS_readv, EB_OP_READ},
-	{SYS_preadv, EB_OP_READ},
-#ifdef SYS_preadv2
-	{SYS_preadv2, EB_OP_READ},
-#endif
-	{SYS_write, EB_OP_WRITE},
-	{SYS_pwrite64, EB_OP_WRITE},
-	{SYS_writev, EB_OP_WRITE},
-	{SYS_pwritev, EB_OP_WRITE},
-#ifdef SYS_pwritev2
-	{SYS_pwritev2, EB_OP_WRITE},
-#endif
-	{SYS_fsync, EB_OP_WRITE},
-	{SYS_fdatasync, EB_OP_WRITE},
-	{SYS_sync_file_range, EB_OP_WRITE},
-};
-
-static int fill_sys_ops(struct tracer *tr)
-{
-	int fd = bpf_map__fd(tr->skel->maps.sys_ops);
-
-	for (size_t i = 0; i < sizeof(sys_table) / sizeof(sys_table[0]); i++) {
-		__u32 key = sys_table[i].nr, val = 1 + sys_table[i].op;
-
-		if (bpf_map_update_elem(fd, &key, &val, BPF_ANY))
-			return -errno;
-	}
-	return 0;
-}
-
 static int fill_crypt_funcs(struct tracer *tr)
 {
 	int fd = bpf_map__fd(tr->skel->maps.crypt_funcs);
@@ -206,7 +169,11 @@ static bool ends_with(const char *s, const char *suffix)
  * whole skeleton. */
 static void set_autoload(struct attrib_bpf *skel, bool btf, enum enc_method enc)
 {
+	struct btf *vmlinux = btf__load_vmlinux_btf();
 	struct bpf_program *prog;
+
+	if (libbpf_get_error(vmlinux))
+		vmlinux = NULL;
 
 	bpf_object__for_each_program(prog, skel->obj)
 	{
@@ -223,8 +190,11 @@ static void set_autoload(struct attrib_bpf *skel, bool btf, enum enc_method enc)
 		else if (!strcmp(name, "enc_kprobe") ||
 			 !strcmp(name, "enc_kretprobe"))
 			load = enc == ENC_KPROBE;
+		if (load && !strncmp(name, "io_uring_", 9))
+			load = iou_autoload(vmlinux, name);
 		bpf_program__set_autoload(prog, load);
 	}
+	btf__free(vmlinux);
 }
 
 static void note_id(struct tracer *tr, enum bpf_id_kind kind, uint32_t id)
@@ -364,7 +334,7 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 	}
 	if (err)
 		goto out;
-	err = fill_sys_ops(tr);
+	err = fill_sys_ops(bpf_map__fd(tr->skel->maps.sys_ops));
 	err = err ?: fill_crypt_funcs(tr);
 	if (err) {
 		snprintf(why, why_len, "filling the tracer's tables: %s",
@@ -512,6 +482,7 @@ int trace_begin(struct tracer *tr, const struct trace_filter *f)
 	map_clear(skel->maps.cq_start);
 	map_clear(skel->maps.cx_start);
 	map_clear(skel->maps.enc_start);
+	map_clear(skel->maps.iou_start);
 	map_clear(skel->maps.traced);
 	map_clear(skel->maps.devs);
 	stats_zero(skel->maps.stats);

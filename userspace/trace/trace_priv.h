@@ -77,6 +77,11 @@ void crypt_source(char *buf, size_t len, bool btf, enum enc_method enc,
 		  const char *enc_why, const struct crypt_work_plan *cw,
 		  bool dm_write);
 
+/* ops.c: the syscall table of attrib.bpf.c's sys_ops map, and whether
+ * io_uring program `prog` has its tracepoint in this kernel. */
+int fill_sys_ops(int map_fd);
+bool iou_autoload(const struct btf *vmlinux, const char *prog);
+
 /* devstat.c: completed read/write requests on the filter's devices,
  * plus those in flight when `inflight`. */
 void kernel_requests(const struct trace_filter *f, uint64_t out[NR_OPS],
