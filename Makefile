@@ -66,6 +66,10 @@ $(BUILD)/userspace/%.o: userspace/%.c $(wildcard userspace/*/*.h) bpf/attrib.h $
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
+# The page's style and chart code are built in with .incbin.
+$(BUILD)/userspace/report/html_assets.o: userspace/report/html.css \
+	userspace/report/html_charts.js
+
 $(PROG): $(OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@

@@ -8,11 +8,13 @@ pkgs=(
 	# build: BPF objects, skeletons, user space
 	make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config
 	libcryptsetup-dev libjson-c-dev liburing-dev libsqlite3-dev
-	# run: mkfs, loop devices, modules
-	e2fsprogs util-linux kmod
+	# run: mkfs, loop devices, modules; Chart.js inlined into report.html
+	e2fsprogs util-linux kmod libjs-chart.js
 	# tests: cmocka (TAP output) run by prove (perl); biolatency, another
-	# tracer whose programs share our programs' names, runs beside them
-	libcmocka-dev perl libbpf-tools
+	# tracer whose programs share our programs' names, runs beside them;
+	# script(1) gives the progress test a terminal; chromium opens
+	# report.html headless
+	libcmocka-dev perl libbpf-tools bsdutils chromium
 	# bench: reading results.json from shell
 	jq
 )

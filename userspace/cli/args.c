@@ -32,6 +32,8 @@ static const char run_usage[] =
 	"      --no-trace         benchmark only, no BPF attribution\n"
 	"      --no-drop-caches   keep the page cache between write and read\n"
 	"  -q, --quiet            no histograms, no progress line\n"
+	"      --html             also report.html: charts, offline, one "
+	"file\n"
 	"      --json             results.json on stdout (the text goes to "
 	"stderr)\n"
 	"  -h, --help             this help\n"
@@ -45,7 +47,8 @@ static const char run_examples[] =
 	"64M x 5\n"
 	"  encbench-trace run -s 256M -n 10         # bigger files, more runs\n"
 	"  encbench-trace run -o /tmp/r --json | jq '.comparisons'\n"
-	"  encbench-trace run --no-trace            # benchmark without BPF\n";
+	"  encbench-trace run --no-trace            # benchmark without BPF\n"
+	"  encbench-trace run --html                # and open report.html\n";
 
 static void print_run_help(void)
 {
@@ -61,7 +64,7 @@ static void print_run_help(void)
 	fputs(run_examples, stdout);
 }
 
-enum { OPT_SCRATCH = 256, OPT_NO_TRACE, OPT_NO_DROP, OPT_JSON };
+enum { OPT_SCRATCH = 256, OPT_NO_TRACE, OPT_NO_DROP, OPT_JSON, OPT_HTML };
 
 static const struct option run_opts[] = {
 	{"size", required_argument, NULL, 's'},
@@ -74,6 +77,7 @@ static const struct option run_opts[] = {
 	{"no-drop-caches", no_argument, NULL, OPT_NO_DROP},
 	{"quiet", no_argument, NULL, 'q'},
 	{"json", no_argument, NULL, OPT_JSON},
+	{"html", no_argument, NULL, OPT_HTML},
 	{"help", no_argument, NULL, 'h'},
 	{0},
 };
@@ -170,6 +174,9 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
 			break;
 		case OPT_JSON:
 			cfg->json = true;
+			break;
+		case OPT_HTML:
+			cfg->html = true;
 			break;
 		case 'h':
 			print_run_help();

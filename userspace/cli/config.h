@@ -28,6 +28,7 @@ struct run_config {
 	bool drop_caches; /* between write and read, default on */
 	bool quiet;	  /* no histograms, no progress line */
 	bool json;	  /* results.json to stdout too (pipeable) */
+	bool html;	  /* report.html in the output folder */
 };
 
 /* The one-line error of `run` for bad input: print and return exit 2. */

@@ -34,6 +34,7 @@ void run_options_json(const struct run_config *cfg, char *buf, size_t len)
 	json_object_object_add(o, "trace", json_object_new_boolean(cfg->trace));
 	json_object_object_add(o, "drop_caches",
 			       json_object_new_boolean(cfg->drop_caches));
+	json_object_object_add(o, "html", json_object_new_boolean(cfg->html));
 	for (int i = 0; i < cfg->nr_targets; i++)
 		json_object_array_add(t,
 				      json_object_new_string(cfg->targets[i]));
@@ -396,6 +397,8 @@ int run_report(struct run_ctx *ctx)
 		err = report_write_histograms(r, dir);
 	if (!err)
 		err = report_write_runlog(r, dir);
+	if (!err && ctx->cfg->html)
+		err = report_write_html(&r, 1, dir);
 	report_print_text(r, text, !ctx->cfg->quiet);
 	if (ctx->cfg->json && !err) {
 		char path[PATH_LEN + 16], buf[65536];
@@ -411,7 +414,7 @@ int run_report(struct run_ctx *ctx)
 	}
 	fprintf(text,
 		"\nResults in %s/ (results.json, per-iteration CSV, "
-		"histograms, run.log)\n",
-		dir);
+		"histograms, run.log%s)\n",
+		dir, ctx->cfg->html ? ", report.html" : "");
 	return err;
 }

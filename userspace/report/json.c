@@ -329,7 +329,7 @@ static struct json_object *verdict_json(const void *item)
 #define ARRAY_OF(arr, n, max, fn)                                              \
 	array_of((arr), clamp_n((n), (max)), sizeof((arr)[0]), (fn))
 
-static struct json_object *results_json(const struct results *r)
+struct json_object *report_results_json(const struct results *r)
 {
 	struct json_object *o = json_object_new_object();
 	int err = 0;
@@ -362,7 +362,7 @@ int report_write_json(const struct results *r, const char *dir)
 {
 	const int flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 			  JSON_C_TO_STRING_NOSLASHESCAPE;
-	struct json_object *root = results_json(r);
+	struct json_object *root = report_results_json(r);
 	const char *text = NULL;
 	int err = -ENOMEM;
 

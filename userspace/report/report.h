@@ -29,6 +29,13 @@ int report_write_histograms(const struct results *r, const char *dir);
 /* run.log: parameters, kernel, cipher drivers, caveats. */
 int report_write_runlog(const struct results *r, const char *dir);
 
+/* report.html: one self-contained page (Chart.js inlined) for n runs:
+ * one run, or several hosts' runs side by side (merge). */
+int report_write_html(const struct results *const *runs, int n,
+		      const char *dir);
+/* s with & < > " ' as entities and control characters replaced. */
+void report_html_escape(FILE *out, const char *s);
+
 /* Terminal: comparison table, attribution table, histograms (unless
  * !histograms), verdicts and caveats. */
 void report_print_text(const struct results *r, FILE *out, bool histograms);

@@ -33,6 +33,9 @@ int jadd_double(struct json_object *o, const char *key, double d);
 struct json_object *jdouble(double d);
 /* Append v to array a; same contract as jadd. */
 int jappend(struct json_object *a, struct json_object *v);
+/* The whole results model as the results.json document (json.c); NULL
+ * when out of memory. The caller puts it. */
+struct json_object *report_results_json(const struct results *r);
 /* Parse JSON object text; NULL for empty text. Text that is not an object
  * comes back as a JSON string so that nothing is lost or made invalid. */
 struct json_object *jtext_object(const char *text);
