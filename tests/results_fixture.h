@@ -179,6 +179,8 @@ static inline struct results *fixture_results(void)
 	snprintf(t->encryption.scheme, NAME_LEN, "LUKS2 dm-crypt");
 	snprintf(t->encryption.contents_cipher, NAME_LEN, "aes-xts-plain64");
 	t->encryption.key_bits = 512;
+	t->encryption.sector_size = 4096;
+	snprintf(t->encryption.flags, DETAIL_LEN, "no_read_workqueue");
 	snprintf(t->encryption.driver, NAME_LEN, "xts(ecb(aes-generic))");
 	t->verified_encrypted = true;
 	t->nr_notes = 2;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * Runs INSIDE the VM guest (Debian 6.1/6.12 kernels, fentry and kprobes
- * work, AES-NI exposed by -cpu max): a real `run` of plain vs fscrypt must
- * pick the richer attach point for write-side encryption, record it as the
- * layer's source, and measure crypto time for writes — which the build
- * machine's kernel cannot. Throughput under TCG is meaningless; only the
+ * work, AES-NI exposed by -cpu max): a real `run` of plain, luks2 and
+ * fscrypt must pick the richer attach point for write-side encryption,
+ * record it as the layer's source, and measure crypto time for writes —
+ * which the build machine's kernel cannot. Throughput under TCG is meaningless; only the
  * shape of the attribution is checked.
  */
 #include <setjmp.h>
@@ -39,7 +39,8 @@ static int setup(void **state)
 	pid = fork();
 	if (pid == 0) {
 		execl(bin, bin, "run", "--size", "8M", "--runs", "1", "--quiet",
-		      "--scratch", tmp, "--output", out, (char *)NULL);
+		      "--targets", "plain,luks2,fscrypt", "--scratch", tmp,
+		      "--output", out, (char *)NULL);
 		_exit(127);
 	}
 	waitpid(pid, &status, 0);
@@ -120,12 +121,39 @@ static void test_hw_driver(void **state)
 	fail_msg("no fscrypt target");
 }
 
+/* LUKS2 built by libcryptsetup: described as the active table says. */
+static void test_luks2_described(void **state)
+{
+	json_object *targets = get(results, "targets");
+
+	(void)state;
+	for (size_t i = 0; i < json_object_array_length(targets); i++) {
+		json_object *t = json_object_array_get_idx(targets, i);
+		json_object *enc;
+
+		if (strcmp(json_object_get_string(get(t, "kind")), "luks2"))
+			continue;
+		enc = get(t, "encryption");
+		assert_string_equal(json_object_get_string(get(enc, "flags")),
+				    "none");
+		assert_string_equal(json_object_get_string(get(enc, "scheme")),
+				    "LUKS2 dm-crypt");
+		assert_true(
+			json_object_get_boolean(get(t, "verified_encrypted")));
+		assert_int_equal(json_object_array_length(get(t, "devices")),
+				 2);
+		return;
+	}
+	fail_msg("no luks2 target");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_crypt_source),
 		cmocka_unit_test(test_read_crypt),
 		cmocka_unit_test(test_hw_driver),
+		cmocka_unit_test(test_luks2_described),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

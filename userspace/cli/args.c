@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "../storage/dmcrypt.h"
 #include "../storage/target.h"
 #include "../workload/workload.h"
 
@@ -31,6 +32,12 @@ static const char run_usage[] =
 	"      --scratch DIR      where images are created (default /var/tmp)\n"
 	"      --no-trace         benchmark only, no BPF attribution\n"
 	"      --no-drop-caches   keep the page cache between write and read\n"
+	"      --luks-cipher C    LUKS2 cipher (default aes-xts-plain64)\n"
+	"      --luks-key-size N  LUKS2 key bits (default 512)\n"
+	"      --luks-sector-size N  512 or 4096 (default 4096)\n"
+	"      --luks-flags LIST  dm-crypt flags: no_read_workqueue,\n"
+	"                         no_write_workqueue, same_cpu_crypt,\n"
+	"                         submit_from_crypt_cpus\n"
 	"  -q, --quiet            no histograms, no progress line\n"
 	"      --html             also report.html: charts, offline, one "
 	"file\n"
@@ -64,7 +71,17 @@ static void print_run_help(void)
 	fputs(run_examples, stdout);
 }
 
-enum { OPT_SCRATCH = 256, OPT_NO_TRACE, OPT_NO_DROP, OPT_JSON, OPT_HTML };
+enum {
+	OPT_SCRATCH = 256,
+	OPT_NO_TRACE,
+	OPT_NO_DROP,
+	OPT_JSON,
+	OPT_HTML,
+	OPT_LUKS_CIPHER,
+	OPT_LUKS_KEY_SIZE,
+	OPT_LUKS_SECTOR_SIZE,
+	OPT_LUKS_FLAGS,
+};
 
 static const struct option run_opts[] = {
 	{"size", required_argument, NULL, 's'},
@@ -78,6 +95,10 @@ static const struct option run_opts[] = {
 	{"quiet", no_argument, NULL, 'q'},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"html", no_argument, NULL, OPT_HTML},
+	{"luks-cipher", required_argument, NULL, OPT_LUKS_CIPHER},
+	{"luks-key-size", required_argument, NULL, OPT_LUKS_KEY_SIZE},
+	{"luks-sector-size", required_argument, NULL, OPT_LUKS_SECTOR_SIZE},
+	{"luks-flags", required_argument, NULL, OPT_LUKS_FLAGS},
 	{"help", no_argument, NULL, 'h'},
 	{0},
 };
@@ -101,6 +122,49 @@ static int check_names(const struct run_config *cfg)
 			if (!strcmp(cfg->workloads[i], cfg->workloads[j]))
 				RUN_BAD("workload '%s' given twice",
 					cfg->workloads[i]);
+	}
+	return 0;
+}
+
+/* --luks-*: the shape is checked here, what the kernel accepts at setup. */
+static int parse_luks_opt(int opt, const char *arg, struct luks_options *o)
+{
+	char *end;
+	long n;
+
+	switch (opt) {
+	case OPT_LUKS_CIPHER:
+		if (!*arg || !strchr(arg + 1, '-') ||
+		    strlen(arg) >= sizeof(o->cipher))
+			RUN_BAD("invalid LUKS cipher '%s': expected "
+				"cipher-mode-iv, e.g. aes-xts-plain64",
+				arg);
+		snprintf(o->cipher, sizeof(o->cipher), "%s", arg);
+		return 0;
+	case OPT_LUKS_FLAGS:
+		if (dmcrypt_parse_flags(arg, &o->flags))
+			RUN_BAD("invalid --luks-flags '%s': expected "
+				"no_read_workqueue, no_write_workqueue, "
+				"same_cpu_crypt, submit_from_crypt_cpus",
+				arg);
+		return 0;
+	}
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno || end == arg || *end)
+		n = -1;
+	if (opt == OPT_LUKS_KEY_SIZE) {
+		if (n < 64 || n > 1024 || n % 8)
+			RUN_BAD("invalid LUKS key size '%s': expected bits, "
+				"a multiple of 8 (e.g. 256, 512)",
+				arg);
+		o->key_bits = (int)n;
+	} else {
+		if (n != 512 && n != 4096)
+			RUN_BAD("invalid LUKS sector size '%s': expected 512 "
+				"or 4096",
+				arg);
+		o->sector_size = (int)n;
 	}
 	return 0;
 }
@@ -177,6 +241,13 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
 			break;
 		case OPT_HTML:
 			cfg->html = true;
+			break;
+		case OPT_LUKS_CIPHER:
+		case OPT_LUKS_KEY_SIZE:
+		case OPT_LUKS_SECTOR_SIZE:
+		case OPT_LUKS_FLAGS:
+			if (parse_luks_opt(c, optarg, &cfg->luks))
+				return 2;
 			break;
 		case 'h':
 			print_run_help();

@@ -20,6 +20,9 @@ void config_defaults(struct run_config *cfg)
 	snprintf(cfg->workloads[0], NAME_LEN, "dd");
 	cfg->trace = true;
 	cfg->drop_caches = true;
+	snprintf(cfg->luks.cipher, sizeof(cfg->luks.cipher), "aes-xts-plain64");
+	cfg->luks.key_bits = 512;
+	cfg->luks.sector_size = 4096;
 }
 
 int64_t parse_size(const char *s)

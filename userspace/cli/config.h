@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "../common/results.h"
+#include "../storage/target.h"
 
 #define MAX_USER_TARGETS 4
 
@@ -29,6 +30,7 @@ struct run_config {
 	bool quiet;	  /* no histograms, no progress line */
 	bool json;	  /* results.json to stdout too (pipeable) */
 	bool html;	  /* report.html in the output folder */
+	struct luks_options luks;
 };
 
 /* The one-line error of `run` for bad input: print and return exit 2. */

@@ -19,7 +19,8 @@ struct run_ctx {
 
 uint64_t target_fs_bytes(const struct run_config *cfg);
 void run_options_json(const struct run_config *cfg, char *buf, size_t len);
-/* Returns 0, or 1 when the baseline cannot be built (the run stops). */
+/* Returns 0, 1 when the baseline cannot be built, or 2 when a target
+ * refused the user's options (the run stops either way). */
 int run_setup_targets(struct run_ctx *ctx);
 /* Never fails: without tracing the benchmark still runs and says why. */
 void run_open_tracer(struct run_ctx *ctx);

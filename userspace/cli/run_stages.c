@@ -42,6 +42,12 @@ void run_options_json(const struct run_config *cfg, char *buf, size_t len)
 		json_object_array_add(
 			w, json_object_new_string(cfg->workloads[i]));
 	json_object_object_add(o, "targets", t);
+	json_object_object_add(o, "luks_cipher",
+			       json_object_new_string(cfg->luks.cipher));
+	json_object_object_add(o, "luks_key_bits",
+			       json_object_new_int(cfg->luks.key_bits));
+	json_object_object_add(o, "luks_sector_size",
+			       json_object_new_int(cfg->luks.sector_size));
 	json_object_object_add(o, "workloads", w);
 	snprintf(buf, len, "%s",
 		 json_object_to_json_string_ext(
@@ -69,6 +75,12 @@ static void fill_driver(struct capabilities *caps, struct target_info *ti)
 			 caps->ciphers[i].driver);
 		ti->encryption.hw_accel = caps->ciphers[i].hw_accel;
 	}
+	/* A cipher the probe does not list (--luks-cipher): ask directly. */
+	if (!ti->encryption.driver[0] &&
+	    probe_cipher_driver(ti->encryption.contents_cipher,
+				ti->encryption.driver))
+		ti->encryption.hw_accel =
+			cipher_driver_is_hw(ti->encryption.driver);
 }
 
 static int setup_one(struct run_ctx *ctx, const char *kind, bool baseline)
@@ -80,6 +92,7 @@ static int setup_one(struct run_ctx *ctx, const char *kind, bool baseline)
 		.name = kind,
 		.scratch = ctx->scratch,
 		.fs_bytes = target_fs_bytes(ctx->cfg),
+		.luks = ctx->cfg->luks,
 	};
 	const char *why = k->unavailable(caps);
 	const struct device_info *low;
@@ -100,13 +113,15 @@ static int setup_one(struct run_ctx *ctx, const char *kind, bool baseline)
 	if (!err && !workload_stop)
 		err = target_verify(t);
 	if (err || workload_stop) {
-		if (!workload_stop)
+		if (!workload_stop && err != -EINVAL)
 			say("encbench-trace: target %s could not be set up "
 			    "(%s)%s\n",
 			    kind, strerror(-err),
 			    baseline ? "" : "; going on without it");
 		target_teardown(t);
 		ctx->nr_targets--;
+		if (err == -EINVAL)
+			return err; /* the user's options were refused */
 		return baseline || workload_stop ? -EIO : 0;
 	}
 	if (t->info.encrypted) {
@@ -125,9 +140,12 @@ static int setup_one(struct run_ctx *ctx, const char *kind, bool baseline)
 
 int run_setup_targets(struct run_ctx *ctx)
 {
-	for (int i = 0; i < ctx->cfg->nr_targets; i++)
-		if (setup_one(ctx, ctx->cfg->targets[i], i == 0))
-			return 1;
+	for (int i = 0; i < ctx->cfg->nr_targets; i++) {
+		int err = setup_one(ctx, ctx->cfg->targets[i], i == 0);
+
+		if (err)
+			return err == -EINVAL ? 2 : 1;
+	}
 	if (ctx->nr_targets < 2)
 		say("encbench-trace: only the baseline could be set up: no "
 		    "comparison will be made\n");

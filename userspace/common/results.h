@@ -78,6 +78,8 @@ struct target_info {
 		char contents_cipher[NAME_LEN];
 		char names_cipher[NAME_LEN];
 		int key_bits;
+		int sector_size;	 /* dm-crypt: bytes per crypt sector */
+		char flags[DETAIL_LEN]; /* dm-crypt: active flags, read back */
 		char driver[NAME_LEN]; /* kernel driver that does the work */
 		bool hw_accel;
 	} encryption;

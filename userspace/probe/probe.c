@@ -310,6 +310,16 @@ static int read_proc_crypto(struct crypto_alg *a, int max)
 	return n + 1;
 }
 
+bool probe_cipher_driver(const char *name, char *driver)
+{
+	struct crypto_alg *a = calloc(512, sizeof(*a));
+	int n = a ? read_proc_crypto(a, 512) : 0;
+	bool found = best_driver(a, n, name, driver);
+
+	free(a);
+	return found;
+}
+
 void probe_ciphers(struct capabilities *caps)
 {
 	/* The modes the targets use: LUKS2/fscrypt contents (xts),

@@ -15,6 +15,9 @@ void probe_all(struct capabilities *caps);
 /* Unmount what probe_all mounted (after the tracer is closed). */
 void probe_release(void);
 
+/* The driver the kernel uses for algorithm `name` ("cbc(aes)"), read from
+ * /proc/crypto: true and driver filled (NAME_LEN) if it is there. */
+bool probe_cipher_driver(const char *name, char *driver);
 /* Re-read /proc/crypto (cipher templates appear once first used). */
 void probe_ciphers(struct capabilities *caps);
 

@@ -133,6 +133,8 @@ static struct json_object *encryption_json(const struct target_info *t)
 	err |= jadd_str(o, "contents_cipher", t->encryption.contents_cipher);
 	err |= jadd_str(o, "names_cipher", t->encryption.names_cipher);
 	err |= jadd_int(o, "key_bits", t->encryption.key_bits);
+	err |= jadd_int(o, "sector_size", t->encryption.sector_size);
+	err |= jadd_str(o, "flags", t->encryption.flags);
 	err |= jadd_str(o, "driver", t->encryption.driver);
 	err |= jadd_bool(o, "hw_accel", t->encryption.hw_accel);
 	return built(o, err);

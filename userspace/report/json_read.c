@@ -132,6 +132,9 @@ static void encryption_from(int *err, struct json_object *o,
 	jget_str(err, o, "names_cipher", t->encryption.names_cipher,
 		 sizeof(t->encryption.names_cipher));
 	jget_int(err, o, "key_bits", &t->encryption.key_bits);
+	jget_int(err, o, "sector_size", &t->encryption.sector_size);
+	jget_str(err, o, "flags", t->encryption.flags,
+		 sizeof(t->encryption.flags));
 	jget_str(err, o, "driver", t->encryption.driver,
 		 sizeof(t->encryption.driver));
 	jget_bool(err, o, "hw_accel", &t->encryption.hw_accel);

@@ -315,7 +315,11 @@ void report_print_target(FILE *out, const struct target_info *t, bool baseline,
 			t->encryption.scheme, t->encryption.contents_cipher);
 		if (t->encryption.names_cipher[0])
 			fprintf(out, ", names %s", t->encryption.names_cipher);
-		fprintf(out, ", %d-bit key\n", t->encryption.key_bits);
+		fprintf(out, ", %d-bit key", t->encryption.key_bits);
+		if (t->encryption.sector_size)
+			fprintf(out, ", %d-byte sectors, flags %s",
+				t->encryption.sector_size, t->encryption.flags);
+		fprintf(out, "\n");
 		fprintf(out,
 			"    done by %s (hardware-accelerated: %s); verified "
 			"encrypted on disk: %s\n",

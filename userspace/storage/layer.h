@@ -74,6 +74,7 @@ struct layer_step {
 extern const struct layer_ops loop_layer;
 extern const struct layer_ops ext4_layer;
 extern const struct layer_ops fscrypt_layer;
+extern const struct layer_ops dmcrypt_layer;
 
 /* Shared helpers (layer.c). Each returns 0 or negative errno. */
 int layer_add_device(struct target_info *ti, const char *devname,

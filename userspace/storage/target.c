@@ -13,10 +13,12 @@
 
 extern const struct target_kind plain_target;
 extern const struct target_kind fscrypt_target;
+extern const struct target_kind luks2_target;
 
 static const struct target_kind *const kind_table[] = {
 	&plain_target,
 	&fscrypt_target,
+	&luks2_target,
 	NULL,
 };
 

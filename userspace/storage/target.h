@@ -17,11 +17,20 @@
 
 #define MAX_LAYERS 6
 
+/* LUKS2 choices (--luks-*), used by the dm-crypt layer. */
+struct luks_options {
+	char cipher[NAME_LEN]; /* dm-crypt form: "aes-xts-plain64" */
+	int key_bits;
+	int sector_size;
+	uint32_t flags; /* CRYPT_ACTIVATE_* performance flags */
+};
+
 struct target_config {
 	const char *name;    /* target name as shown in reports */
 	const char *scratch; /* our private scratch folder (already created) */
 	uint64_t fs_bytes;   /* filesystem size to create */
 	const char *path;    /* user targets: the existing directory */
+	struct luks_options luks;
 };
 
 struct target_kind {
@@ -44,7 +53,8 @@ const struct target_kind *target_find(const char *kind);
 const struct target_kind *const *target_list(void);
 
 /* Build every layer of t->kind in order; on failure the layers made so far
- * stay in t for target_teardown. Fills t->info from the layers. */
+ * stay in t for target_teardown. Fills t->info from the layers. -EINVAL
+ * means a layer refused the user's options (bad input, exit 2). */
 int target_setup(struct target *t, const struct target_config *cfg);
 /* Confirm the data is ciphertext on the lowest device (or plaintext, for
  * an unencrypted kind); sets info.verified_encrypted. */
