@@ -12,7 +12,7 @@
 
 #include <json-c/json.h>
 
-static struct json_object *get(struct json_object *o, const char *k)
+static inline struct json_object *get(struct json_object *o, const char *k)
 {
 	struct json_object *v = NULL;
 
@@ -22,8 +22,8 @@ static struct json_object *get(struct json_object *o, const char *k)
 }
 
 /* The attribution entry for (target, op) in results document doc. */
-static struct json_object *attrib_of(struct json_object *doc,
-				     const char *target, const char *op)
+static inline struct json_object *attrib_of(struct json_object *doc,
+					    const char *target, const char *op)
 {
 	struct json_object *att = get(doc, "attribution");
 
@@ -39,8 +39,9 @@ static struct json_object *attrib_of(struct json_object *doc,
 }
 
 /* A layer of the attribution entry for (target, op). */
-static struct json_object *layer_of(struct json_object *doc, const char *target,
-				    const char *op, const char *layer)
+static inline struct json_object *layer_of(struct json_object *doc,
+					   const char *target, const char *op,
+					   const char *layer)
 {
 	struct json_object *ls = get(attrib_of(doc, target, op), "layers");
 

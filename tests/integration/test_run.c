@@ -26,6 +26,7 @@
 
 #include "leftovers.h"
 #include "results_json.h"
+#include "run_prog.h"
 
 static char tmp[] = "/var/tmp/encbench-itest.XXXXXX";
 static char out[PATH_MAX];
@@ -41,47 +42,12 @@ static int nr_bio_links;
 /* Run the program with argv, stdout/stderr to files; exit status. */
 static int run_prog(const char *const *argv, const char *uid)
 {
-	char path[PATH_MAX];
-	int status;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		snprintf(path, sizeof(path), "%s/stdout", tmp);
-		freopen(path, "w", stdout);
-		snprintf(path, sizeof(path), "%s/stderr", tmp);
-		freopen(path, "w", stderr);
-		if (uid && (setgid(atoi(uid)) || setuid(atoi(uid))))
-			_exit(99);
-		execv(bin, (char *const *)argv);
-		_exit(98);
-	}
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return run_reap(run_spawn(tmp, "run", NULL, uid, argv));
 }
 
-static char *slurp(const char *name)
+static const char *slurp(const char *stream)
 {
-	static char buf[1 << 16];
-	char path[PATH_MAX];
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "%s/%s", tmp, name);
-	f = fopen(path, "r");
-	n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-	buf[n] = '\0';
-	if (f)
-		fclose(f);
-	return buf;
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
+	return run_output(tmp, "run", stream);
 }
 
 static int64_t num(struct json_object *o, const char *k)
@@ -130,13 +96,11 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[PATH_MAX + 16];
 	(void)state;
 
 	foreign_tracer_stop(biolatency);
 	json_object_put(results);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
-	return system(cmd) ? -1 : 0;
+	return remove_tree(tmp);
 }
 
 static void test_contract(void **state)

@@ -169,6 +169,15 @@ static int parse_luks_opt(int opt, const char *arg, struct luks_options *o)
 	return 0;
 }
 
+/* --name of an option, from its short letter or value. */
+static const char *opt_name(int c)
+{
+	for (const struct option *o = run_opts; o->name; o++)
+		if (o->val == c)
+			return o->name;
+	return "?";
+}
+
 int parse_run_args(int argc, char **argv, struct run_config *cfg)
 {
 	int c;
@@ -179,6 +188,9 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":s:n:t:w:o:qh", run_opts, NULL)) !=
 	       -1) {
+		if (optarg && !*optarg)
+			RUN_BAD("option '--%s' needs a value, not an empty one",
+				opt_name(c));
 		switch (c) {
 		case 's':
 			sz = parse_size(optarg);

@@ -6,20 +6,18 @@
  * devices, mounts, keys, BPF links) is recorded as it is created and undone
  * on every exit path, Ctrl-C included.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "config.h"
+#include "outdir.h"
 #include "progress.h"
 #include "run.h"
 #include "../probe/probe.h"
@@ -55,89 +53,36 @@ uint64_t target_fs_bytes(const struct run_config *cfg)
 	return (b + MiB - 1) & ~(MiB - 1);
 }
 
-/* Deepest existing ancestor of path (path itself if it exists). */
-static void existing_ancestor(const char *path, char *out, size_t len)
+/* Everything that can be checked before anything is created; the
+ * folders are resolved into cfg and out. */
+static int validate(struct run_config *cfg, struct output_dir *out)
 {
-	char *slash;
-
-	snprintf(out, len, "%s", path);
-	while (access(out, F_OK) != 0) {
-		slash = strrchr(out, '/');
-		if (!slash) {
-			snprintf(out, len, ".");
-			return;
-		}
-		if (slash == out) {
-			out[1] = '\0';
-			return;
-		}
-		*slash = '\0';
-	}
-}
-
-/* Room for our file names under it, and no component over NAME_MAX. */
-static bool path_fits(const char *path)
-{
-	const char *p = path, *slash;
-
-	if (strlen(path) > PATH_LEN - 128)
-		return false;
-	for (;; p = slash + 1) {
-		slash = strchrnul(p, '/');
-		if (slash - p > NAME_MAX)
-			return false;
-		if (!*slash)
-			return true;
-	}
-}
-
-static bool dir_is_empty(const char *dir)
-{
-	struct dirent *de;
-	bool empty = true;
-	DIR *d = opendir(dir);
-
-	while (d && empty && (de = readdir(d)))
-		empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
-	if (d)
-		closedir(d);
-	return empty;
-}
-
-/* access(W_OK) says yes to root everywhere, /proc included: try it. */
-static bool can_create_in(const char *dir)
-{
-	char probe[PATH_LEN + 32];
-
-	snprintf(probe, sizeof(probe), "%s/.encbench-probe.XXXXXX", dir);
-	if (!mkdtemp(probe))
-		return false;
-	rmdir(probe);
-	return true;
-}
-
-/* Everything that can be checked before anything is created. */
-static int validate(struct run_config *cfg)
-{
-	char anc[PATH_LEN];
+	char scratch[PATH_LEN], existing[PATH_LEN];
 	struct statvfs vfs;
-	struct stat st;
 	uint64_t need, avail;
+	int rc;
 
 	if (geteuid() != 0)
 		RUN_BAD("needs root (loop devices, mounts, keys, BPF): try "
 			"sudo");
-	if (stat(cfg->scratch, &st) < 0 || !S_ISDIR(st.st_mode))
+	rc = path_resolve("scratch folder", cfg->scratch, SCRATCH_PATH_ROOM,
+			  scratch, existing);
+	if (rc)
+		return rc;
+	if (strcmp(scratch, existing))
 		RUN_BAD("scratch folder '%s' does not exist", cfg->scratch);
-	if (!can_create_in(cfg->scratch) || statvfs(cfg->scratch, &vfs) < 0)
-		RUN_BAD("scratch folder '%s' is not writable (%s)",
-			cfg->scratch, strerror(errno));
+	rc = dir_check_writable("scratch folder", scratch);
+	if (rc)
+		return rc;
+	snprintf(cfg->scratch, sizeof(cfg->scratch), "%s", scratch);
+	if (statvfs(cfg->scratch, &vfs) < 0)
+		RUN_BAD("scratch folder '%s': %s", cfg->scratch,
+			strerror(errno));
 	need = target_fs_bytes(cfg) * cfg->nr_targets;
 	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 	if (need > avail)
 		RUN_BAD("size %llu MiB does not fit: %d targets need %llu MiB "
-			"in "
-			"'%s', %llu MiB free",
+			"in '%s', %llu MiB free",
 			(unsigned long long)(cfg->size_bytes / MiB),
 			cfg->nr_targets, (unsigned long long)(need / MiB),
 			cfg->scratch, (unsigned long long)(avail / MiB));
@@ -150,74 +95,11 @@ static int validate(struct run_config *cfg)
 		snprintf(cfg->output, sizeof(cfg->output),
 			 "encbench-results/%s", ts);
 	}
-	if (!path_fits(cfg->output))
-		RUN_BAD("output path '%.60s...' is too long", cfg->output);
-	existing_ancestor(cfg->output, anc, sizeof(anc));
-	if (stat(anc, &st) < 0 || !S_ISDIR(st.st_mode))
-		RUN_BAD("output '%s': '%s' is not a folder", cfg->output, anc);
-	if (!can_create_in(anc))
-		RUN_BAD("output folder '%s' is not writable (%s)", anc,
-			strerror(errno));
-	/* An existing folder must be empty: nothing of anyone's is ever
-	 * overwritten, results.json or otherwise. */
-	if (!strcmp(anc, cfg->output) && !dir_is_empty(anc))
-		RUN_BAD("output folder '%s' is not empty: choose a new or "
-			"empty "
-			"one (nothing is overwritten)",
-			cfg->output);
+	rc = output_check(cfg->output, out);
+	if (rc)
+		return rc;
+	snprintf(cfg->output, sizeof(cfg->output), "%s", out->path);
 	return 0;
-}
-
-/* mkdir -p, remembering the topmost folder we created for cleanup. */
-static int make_output(const char *path, char *created, size_t len)
-{
-	char buf[PATH_LEN];
-
-	created[0] = '\0';
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1;; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char c = *p;
-		*p = '\0';
-		if (mkdir(buf, 0755) == 0) {
-			if (!created[0])
-				snprintf(created, len, "%s", buf);
-		} else if (errno != EEXIST) {
-			fprintf(stderr,
-				"encbench-trace: run: cannot create "
-				"output folder '%s': %s\n",
-				buf, strerror(errno));
-			return -errno;
-		}
-		*p = c;
-		if (!c)
-			break;
-	}
-	return 0;
-}
-
-/* Remove the output folders we created if nothing was written to them. */
-static void unmake_output(const char *path, const char *created)
-{
-	char buf[PATH_LEN];
-	char *slash;
-
-	if (!created[0])
-		return;
-	/* From the deepest level up to the topmost one we made; a level
-	 * that was never made (mkdir failed below it) is skipped. */
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (;;) {
-		if (rmdir(buf) < 0 && errno != ENOENT)
-			return; /* not empty: keep it and its parents */
-		if (!strcmp(buf, created))
-			return;
-		slash = strrchr(buf, '/');
-		if (!slash)
-			return;
-		*slash = '\0';
-	}
 }
 
 static void fill_meta(struct results *r, const struct run_config *cfg)
@@ -250,35 +132,38 @@ static void fill_meta(struct results *r, const struct run_config *cfg)
 
 int cmd_run(int argc, char **argv)
 {
-	char created[PATH_LEN], scratch[PATH_LEN];
+	char scratch[PATH_LEN];
 	struct run_config cfg;
+	struct output_dir out;
 	struct run_ctx ctx = {0};
 	struct timespec t0, t1;
+	bool measured = false;
 	int rc;
 
 	config_defaults(&cfg);
 	rc = parse_run_args(argc, argv, &cfg);
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	rc = validate(&cfg);
+	rc = validate(&cfg, &out);
+	if (rc)
+		return rc;
+	/* The first thing created: the output folder, ours alone. */
+	rc = output_claim(&out);
 	if (rc)
 		return rc;
 
 	ctx.cfg = &cfg;
 	ctx.r = calloc(1, sizeof(*ctx.r));
-	if (!ctx.r)
+	if (!ctx.r) {
+		output_release(&out, false);
 		return 1;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	install_signals();
 	progress_start(progress_wanted(cfg.quiet, cfg.json));
 	fill_meta(ctx.r, &cfg);
 	probe_all(&ctx.r->meta.caps);
 
-	created[0] = scratch[0] = '\0';
-	if (make_output(cfg.output, created, sizeof(created))) {
-		rc = 2;
-		goto cleanup;
-	}
 	snprintf(scratch, sizeof(scratch), "%s/encbench-trace.XXXXXX",
 		 cfg.scratch);
 	if (!mkdtemp(scratch)) {
@@ -297,8 +182,10 @@ int cmd_run(int argc, char **argv)
 		run_open_tracer(&ctx);
 	if (!rc)
 		rc = run_workloads(&ctx);
-	if (!rc)
+	if (!rc) {
 		run_statistics(&ctx);
+		measured = true;
+	}
 
 cleanup:
 	run_teardown(&ctx);
@@ -309,19 +196,25 @@ cleanup:
 			"encbench-trace: scratch folder %s not empty: "
 			"%s\n",
 			scratch, strerror(errno));
-	if (workload_stop) {
-		unmake_output(cfg.output, created);
-		fprintf(stderr, "encbench-trace: interrupted; every device, "
-				"mount, key and BPF link it made is removed\n");
-		rc = 130;
-	} else if (!rc) {
+	/* Measured is measured: a signal from here on still gets the
+	 * results written, whole, and then exit 130. */
+	if (measured) {
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		ctx.r->meta.duration_s = (t1.tv_sec - t0.tv_sec) +
 					 (t1.tv_nsec - t0.tv_nsec) / 1e9;
 		rc = run_report(&ctx) ? 1 : 0;
-	} else {
-		unmake_output(cfg.output, created);
 	}
+	output_release(&out, measured);
+	if (workload_stop && measured && !rc)
+		fprintf(stderr,
+			"encbench-trace: interrupted after the measurements "
+			"were done; the results in %s/ are complete\n",
+			cfg.output);
+	else if (workload_stop)
+		fprintf(stderr, "encbench-trace: interrupted; every device, "
+				"mount, key and BPF link it made is removed\n");
+	if (workload_stop)
+		rc = 130;
 	free(ctx.r);
 	return rc;
 }

@@ -10,15 +10,20 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report_priv.h"
 #include "report.h"
 #include "../stats/stats.h"
 
+/* Built in memory, written whole by report_write_atomic. */
 struct out_file {
 	FILE *f;
-	char path[PATH_MAX];
+	char *text;
+	size_t len;
+	const char *dir;
+	char name[NAME_MAX + 1];
 };
 
 static int fail(const char *path, int err)
@@ -40,34 +45,39 @@ static void put_name(char *dst, const char *src)
 static int out_open(struct out_file *o, const char *dir, const char *ext,
 		    const char *const *parts)
 {
-	size_t n = (size_t)snprintf(o->path, sizeof(o->path), "%s/", dir);
+	size_t n = 0;
 
-	if (n >= sizeof(o->path))
-		return fail(dir, ENAMETOOLONG);
+	o->dir = dir;
 	for (int i = 0; parts[i]; i++) {
-		if (n + strlen(parts[i]) + 2 >= sizeof(o->path))
-			return fail(o->path, ENAMETOOLONG);
+		if (n + strlen(parts[i]) + 2 >= sizeof(o->name))
+			return fail(parts[i], ENAMETOOLONG);
 		if (i)
-			o->path[n++] = '-';
-		put_name(o->path + n, parts[i]);
+			o->name[n++] = '-';
+		put_name(o->name + n, parts[i]);
 		n += strlen(parts[i]);
 	}
-	if (n + strlen(ext) + 2 >= sizeof(o->path))
-		return fail(o->path, ENAMETOOLONG);
-	snprintf(o->path + n, sizeof(o->path) - n, ".%s", ext);
-	o->f = fopen(o->path, "we");
-	return o->f ? 0 : fail(o->path, errno);
+	if (n + strlen(ext) + 2 >= sizeof(o->name))
+		return fail(o->name, ENAMETOOLONG);
+	snprintf(o->name + n, sizeof(o->name) - n, ".%s", ext);
+	o->f = open_memstream(&o->text, &o->len);
+	return o->f ? 0 : fail(o->name, errno);
 }
 
 /* Write errors stick in the stream: one check at the end covers them. */
 static int out_close(struct out_file *o)
 {
-	int err = ferror(o->f) ? (errno ? errno : EIO) : 0;
+	int err = ferror(o->f) ? ENOMEM : 0;
 
 	if (fclose(o->f) && !err)
-		err = errno;
+		err = ENOMEM;
 	o->f = NULL;
-	return err ? fail(o->path, err) : 0;
+	if (!err)
+		err = -report_write_atomic(o->dir, o->name, o->text);
+	else
+		fail(o->name, err);
+	free(o->text);
+	o->text = NULL;
+	return -err;
 }
 
 static bool same_run(const struct result *a, const struct result *b)

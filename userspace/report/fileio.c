@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "report_priv.h"
@@ -26,8 +27,26 @@ static int write_all(int fd, const char *buf, size_t len)
 }
 
 /*
- * Readers never see a half-written file: write a temp file, make
- * it durable, rename it over the old one, then make the rename durable.
+ * Publish tmp as path, never over a file that is there: this run writes
+ * each name once, so one that exists is someone else's. link() where the
+ * file system cannot rename without replacing.
+ */
+static int publish(const char *tmp, const char *path)
+{
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	if (link(tmp, path))
+		return -errno;
+	unlink(tmp);
+	return 0;
+}
+
+/*
+ * Readers never see a half-written file: write a temp file of a name no
+ * one else uses, make it durable, publish it under its name, then make
+ * that durable.
  */
 int report_write_atomic(const char *dir, const char *name, const char *text)
 {
@@ -37,12 +56,13 @@ int report_write_atomic(const char *dir, const char *name, const char *text)
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
 		    (int)sizeof(path) ||
-	    snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+	    snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name) >=
+		    (int)sizeof(tmp)) {
 		fprintf(stderr, "encbench-trace: %s/%s: path too long\n", dir,
 			name);
 		return -ENAMETOOLONG;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
 		goto cleanup;
@@ -51,12 +71,14 @@ int report_write_atomic(const char *dir, const char *name, const char *text)
 	/* Text files end with a newline; json-c's output does not. */
 	if (!err && (!*text || text[strlen(text) - 1] != '\n'))
 		err = write_all(fd, "\n", 1);
+	if (!err && fchmod(fd, 0644))
+		err = -errno;
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)
 		err = -errno;
-	if (!err && rename(tmp, path)) {
-		err = -errno;
+	if (!err) {
+		err = publish(tmp, path);
 		failed = path;
 	}
 	if (err) {

@@ -14,7 +14,8 @@
 
 #include "../common/results.h"
 
-/* results.json: one document, written to dir/results.json.tmp then renamed. */
+/* results.json: one document, written whole or not at all, never over a
+ * file that exists (see report_write_atomic). */
 int report_write_json(const struct results *r, const char *dir);
 /* Parse a results.json back into *r (for `report` and tests). */
 int report_read_json(const char *path, struct results *r);

@@ -88,8 +88,8 @@ const struct cap *report_cap_at(const struct capabilities *c, size_t off);
  * fileio.c. Both print a one-line message naming the file on failure and
  * return negative errno.
  */
-/* dir/name.tmp, fsync, rename to dir/name, fsync dir. Adds a final
- * newline when text lacks one. */
+/* dir/.name.XXXXXX, fsync, published as dir/name unless that exists
+ * (never replaced), fsync dir. Adds a final newline when text lacks one. */
 int report_write_atomic(const char *dir, const char *name, const char *text);
 /* Whole file as one JSON object (nothing but whitespace may follow). */
 int report_load_json(const char *path, struct json_object **out);

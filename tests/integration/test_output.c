@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The output folder, as a hostile but honest user meets it (issue 6):
+ * nothing that exists is overwritten, whatever path games the command line
+ * plays; two runs on one folder never mix (one refuses, naming the other);
+ * a signal while the results are written still gives whole files and exit
+ * 130; a rejected command line leaves even the folders' mtimes alone.
+ * Short real runs without tracing (no BPF: nothing to count but what they
+ * make under the test's folder).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "leftovers.h"
+#include "results_json.h"
+#include "run_prog.h"
+
+static char tmp[] = "/var/tmp/encbench-output.XXXXXX";
+static const char *bin;
+
+static void path_in(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", tmp, name);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static const char *read_file(const char *path)
+{
+	static char buf[4096];
+	size_t n = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Entries of dir other than . and .., and how many start with a dot
+ * (temp files, a lock) in *hidden. */
+static int entries(const char *dir, int *hidden)
+{
+	struct dirent *de;
+	int n = 0;
+	DIR *d = opendir(dir);
+
+	if (hidden)
+		*hidden = 0;
+	while (d && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		n++;
+		if (hidden && de->d_name[0] == '.')
+			(*hidden)++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* A short untraced run's command line into argv (14 slots). */
+static void short_run(const char **argv, const char *out)
+{
+	const char *a[] = {bin,		"run", "--size",     "16M",
+			   "--runs",	"1",   "--no-trace", "--quiet",
+			   "--scratch", tmp,   "--output",   out,
+			   NULL};
+
+	memcpy(argv, a, sizeof(a));
+}
+
+/* A results folder that a finished run wrote whole: results.json parses
+ * with every result, the CSV has its row, no temp file or lock is left. */
+static void assert_whole(const char *dir)
+{
+	char path[PATH_MAX + 32], line[256];
+	struct json_object *r;
+	int hidden, rows = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/results.json", dir);
+	r = json_object_from_file(path);
+	if (!r)
+		fail_msg("%s does not parse", path);
+	assert_string_equal(json_object_get_string(get(r, "schema")),
+			    "encbench-trace/1");
+	/* 2 targets x (write_s, read_s). */
+	assert_int_equal(json_object_array_length(get(r, "results")), 4);
+	json_object_put(r);
+	snprintf(path, sizeof(path), "%s/plain-dd.csv", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		rows++;
+	fclose(f);
+	assert_int_equal(rows, 2);
+	snprintf(path, sizeof(path), "%s/run.log", dir);
+	assert_int_equal(access(path, F_OK), 0);
+	entries(dir, &hidden);
+	assert_int_equal(hidden, 0);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (geteuid() != 0) {
+		fprintf(stderr, "# integration tests need root\n");
+		return -1;
+	}
+	bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
+	bin = realpath(bin, NULL); /* the runs below change folder */
+	return bin && mkdtemp(tmp) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return remove_tree(tmp);
+}
+
+/* A bad command line: exit 2, one line naming `what`. */
+static void expect_bad(const char *cwd, const char *const *argv,
+		       const char *what)
+{
+	const char *err;
+
+	assert_int_equal(run_reap(run_spawn(tmp, "bad", cwd, NULL, argv)), 2);
+	err = run_output(tmp, "bad", "stderr");
+	assert_int_equal(count_lines(err), 1);
+	if (!strstr(err, what))
+		fail_msg("stderr '%s' does not name '%s'", err, what);
+}
+
+/* Item 1: `mkdir victim; echo '{"mine":1}' > victim/results.json;
+ * encbench-trace run --output victim/new/..` replaced victim's files. */
+static void test_dotdot_keeps_victim(void **state)
+{
+	char victim[PATH_MAX], mine[PATH_MAX + 16], made[PATH_MAX + 8];
+	(void)state;
+
+	path_in(victim, sizeof(victim), "victim");
+	snprintf(mine, sizeof(mine), "%s/results.json", victim);
+	snprintf(made, sizeof(made), "%s/new", victim);
+	assert_int_equal(mkdir(victim, 0755), 0);
+	write_file(mine, "{\"mine\":1}\n");
+	const char *argv[] = {bin, "run", "--output", "victim/new/..", NULL};
+	expect_bad(tmp, argv, "'..' after a folder that does not exist");
+	assert_string_equal(read_file(mine), "{\"mine\":1}\n");
+	assert_int_equal(entries(victim, NULL), 1);
+	assert_int_not_equal(access(made, F_OK), 0);
+	/* Through an existing folder's "..", the same folder is refused. */
+	assert_int_equal(mkdir(made, 0755), 0);
+	const char *again[] = {bin, "run", "--output", "victim/new/..", NULL};
+	expect_bad(tmp, again, "is not empty");
+	assert_string_equal(read_file(mine), "{\"mine\":1}\n");
+	rmdir(made);
+}
+
+/* Item 3: a dangling symbolic link as --output passed validation, the
+ * benchmark ran, and only the writing failed (exit 1). */
+static void test_dangling_symlink(void **state)
+{
+	char link[PATH_MAX], target[PATH_MAX];
+	struct stat st;
+	(void)state;
+
+	path_in(link, sizeof(link), "dangling");
+	path_in(target, sizeof(target), "nowhere");
+	assert_int_equal(symlink(target, link), 0);
+	const char *argv[] = {bin, "run", "--output", link, NULL};
+	expect_bad(NULL, argv, "dangling symbolic link");
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_not_equal(access(target, F_OK), 0);
+	unlink(link);
+}
+
+/* Item 7: a rejected command line costs nothing on disk, not even an
+ * mtime (writability was probed by making and removing a folder). */
+static void test_rejection_touches_nothing(void **state)
+{
+	char scratch[PATH_MAX], full[PATH_MAX], file[PATH_MAX + 8];
+	struct stat s0, s1, f0, f1;
+	(void)state;
+
+	path_in(scratch, sizeof(scratch), "scr");
+	path_in(full, sizeof(full), "full");
+	snprintf(file, sizeof(file), "%s/x", full);
+	assert_int_equal(mkdir(scratch, 0755), 0);
+	assert_int_equal(mkdir(full, 0755), 0);
+	write_file(file, "someone's\n");
+	assert_int_equal(stat(scratch, &s0), 0);
+	assert_int_equal(stat(full, &f0), 0);
+	const char *argv[] = {bin,	  "run", "--scratch", scratch,
+			      "--output", full,	 NULL};
+	expect_bad(NULL, argv, "not empty");
+	assert_int_equal(stat(scratch, &s1), 0);
+	assert_int_equal(stat(full, &f1), 0);
+	assert_int_equal(s0.st_mtim.tv_sec, s1.st_mtim.tv_sec);
+	assert_int_equal(s0.st_mtim.tv_nsec, s1.st_mtim.tv_nsec);
+	assert_int_equal(f0.st_mtim.tv_sec, f1.st_mtim.tv_sec);
+	assert_int_equal(f0.st_mtim.tv_nsec, f1.st_mtim.tv_nsec);
+}
+
+/* Item 7: an empty value is an error, not the default; a file as
+ * --scratch is "not a folder"; a scratch path too long for what the run
+ * builds below it is refused before anything is made. */
+static void test_bad_paths(void **state)
+{
+	char file[PATH_MAX], deep[PATH_MAX + 64], out[PATH_MAX], dflt[PATH_MAX];
+	size_t n;
+	(void)state;
+
+	path_in(out, sizeof(out), "never");
+	path_in(dflt, sizeof(dflt), "encbench-results");
+	const char *a1[] = {bin, "run", "--output", "", NULL};
+	expect_bad(tmp, a1, "'--output' needs a value, not an empty one");
+	assert_int_not_equal(access(dflt, F_OK), 0);
+	const char *a2[] = {bin, "run", "--scratch", "", "-o", out, NULL};
+	expect_bad(NULL, a2, "'--scratch' needs a value, not an empty one");
+	path_in(file, sizeof(file), "afile");
+	write_file(file, "x\n");
+	const char *a3[] = {bin, "run", "--scratch", file, "-o", out, NULL};
+	expect_bad(NULL, a3, "is not a folder");
+	/* An existing folder about 4050 characters deep. */
+	n = (size_t)snprintf(deep, sizeof(deep), "%s", tmp);
+	while (n < 4050 - 4) {
+		n += (size_t)snprintf(deep + n, sizeof(deep) - n, "/ddd");
+		assert_true(mkdir(deep, 0755) == 0 || errno == EEXIST);
+	}
+	const char *a4[] = {bin, "run", "--scratch", deep, "-o", out, NULL};
+	expect_bad(NULL, a4, "too long");
+	assert_int_not_equal(access(out, F_OK), 0);
+	assert_int_equal(leftovers(tmp, NULL, 0), 0);
+}
+
+/*
+ * Item 2: two runs with one --output lost data (a failed write, documents
+ * spliced, results silently replaced). Now one claims the folder and the
+ * other refuses with exit 2, naming the first's PID; the first's results
+ * are whole.
+ */
+static void test_two_runs_one_output(void **state)
+{
+	char out[PATH_MAX], pidtext[32];
+	const char *a[14];
+	pid_t p1, p2;
+	int s1, s2;
+	(void)state;
+
+	path_in(out, sizeof(out), "shared");
+	short_run(a, out);
+	p1 = run_spawn(tmp, "one", NULL, NULL, a);
+	p2 = run_spawn(tmp, "two", NULL, NULL, a);
+	s1 = run_reap(p1);
+	s2 = run_reap(p2);
+	if (!((s1 == 0 && s2 == 2) || (s1 == 2 && s2 == 0)))
+		fail_msg("exits %d and %d: %s / %s", s1, s2,
+			 run_output(tmp, "one", "stderr"),
+			 run_output(tmp, "two", "stderr"));
+	/* The refusal names the run that has the folder. */
+	snprintf(pidtext, sizeof(pidtext), "(PID %d)", s1 ? p2 : p1);
+	const char *err = run_output(tmp, s1 ? "one" : "two", "stderr");
+	assert_int_equal(count_lines(err), 1);
+	if (!strstr(err, "in use by another encbench-trace run") ||
+	    !strstr(err, pidtext))
+		fail_msg("refusal '%s' does not name %s", err, pidtext);
+	assert_whole(out);
+	assert_int_equal(leftovers(tmp, NULL, 0), 0);
+}
+
+/* Wait for a file whose name starts with `prefix` to be created in the
+ * watched folder; false after 120 s. */
+static bool wait_created(int ino, const char *prefix)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	struct pollfd pfd = {.fd = ino, .events = POLLIN};
+
+	while (poll(&pfd, 1, 120000) == 1) {
+		ssize_t n = read(ino, buf, sizeof(buf));
+
+		for (char *p = buf; n > 0 && p < buf + n;) {
+			struct inotify_event *ev = (void *)p;
+
+			if (ev->len &&
+			    !strncmp(ev->name, prefix, strlen(prefix)))
+				return true;
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	return false;
+}
+
+/*
+ * Item 4: a signal while the report was written was ignored (exit 0).
+ * SIGINT the moment results.json's temp file appears: the run finishes
+ * writing (the measurements are done), says the results are complete, and
+ * exits 130; every file is whole.
+ */
+static void test_signal_while_writing(void **state)
+{
+	char out[PATH_MAX];
+	const char *a[14], *err;
+	pid_t pid;
+	int ino;
+	(void)state;
+
+	path_in(out, sizeof(out), "late");
+	assert_int_equal(mkdir(out, 0755), 0); /* empty: allowed */
+	ino = inotify_init1(IN_CLOEXEC);
+	assert_true(ino >= 0);
+	assert_true(inotify_add_watch(ino, out, IN_CREATE) >= 0);
+	short_run(a, out);
+	pid = run_spawn(tmp, "late", NULL, NULL, a);
+	if (!wait_created(ino, ".results.json.")) {
+		kill(pid, SIGKILL);
+		run_reap(pid);
+		fail_msg("results.json was never written");
+	}
+	assert_int_equal(kill(pid, SIGINT), 0);
+	close(ino);
+	assert_int_equal(run_reap(pid), 130);
+	err = run_output(tmp, "late", "stderr");
+	if (!strstr(err, "interrupted after the measurements were done; the "
+			 "results in") ||
+	    !strstr(err, "are complete"))
+		fail_msg("stderr '%s' does not say the results are complete",
+			 err);
+	assert_whole(out);
+	assert_int_equal(leftovers(tmp, NULL, 0), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dotdot_keeps_victim),
+		cmocka_unit_test(test_dangling_symlink),
+		cmocka_unit_test(test_rejection_touches_nothing),
+		cmocka_unit_test(test_bad_paths),
+		cmocka_unit_test(test_two_runs_one_output),
+		cmocka_unit_test(test_signal_while_writing),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
