@@ -13,8 +13,8 @@ pkgs=(
 	# tests: cmocka (TAP output) run by prove (perl); biolatency, another
 	# tracer whose programs share our programs' names, runs beside them;
 	# script(1) gives the progress test a terminal; chromium opens
-	# report.html headless
-	libcmocka-dev perl libbpf-tools bsdutils chromium
+	# report.html headless; promtool (prometheus) checks OpenMetrics output
+	libcmocka-dev perl libbpf-tools bsdutils chromium prometheus
 	# bench: reading results.json from shell
 	jq
 )

@@ -25,6 +25,8 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "file_text.h"
+
 static char tmp[] = "/var/tmp/encbench-html.XXXXXX";
 static char out[PATH_MAX];
 static const char *bin;
@@ -94,22 +96,6 @@ static int run_to(const char *const *argv, const char *save)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-static char *slurp(const char *path)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = fopen(path, "r"), *m = open_memstream(&buf, &len);
-	int c;
-
-	while (f && m && (c = fgetc(f)) != EOF)
-		fputc(c, m);
-	if (f)
-		fclose(f);
-	if (m)
-		fclose(m);
-	return buf;
-}
-
 /* Chromium as a test harness: headless, no sandbox (we are root), its
  * profile in our folder, and a proxy nobody listens on: offline. */
 static int chromium(const char *what, const char *page, const char *save)
@@ -160,7 +146,7 @@ static int setup(void **state)
 	results = json_object_from_file(path);
 	/* The observed copy: the observer first in <head>. */
 	snprintf(path, sizeof(path), "%s/report.html", out);
-	html = slurp(path);
+	html = file_text(path);
 	head = html ? strstr(html, "<head>") : NULL;
 	if (!head)
 		return -1;
@@ -177,7 +163,7 @@ static int setup(void **state)
 	snprintf(dom, sizeof(dom), "%s/dom.html", tmp);
 	if (chromium("--dump-dom", copy, dom))
 		return -1;
-	text = slurp(dom);
+	text = file_text(dom);
 	head = text ? strstr(text, "<pre id=\"encbench-check\">") : NULL;
 	if (head) {
 		head = strchr(head, '>') + 1;

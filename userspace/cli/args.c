@@ -41,6 +41,8 @@ static const char run_usage[] =
 	"  -q, --quiet            no histograms, no progress line\n"
 	"      --html             also report.html: charts, offline, one "
 	"file\n"
+	"      --prometheus FILE  also the run as OpenMetrics text (a new "
+	"file)\n"
 	"      --json             results.json on stdout (the text goes to "
 	"stderr)\n"
 	"  -h, --help             this help\n"
@@ -55,7 +57,9 @@ static const char run_examples[] =
 	"  encbench-trace run -s 256M -n 10         # bigger files, more runs\n"
 	"  encbench-trace run -o /tmp/r --json | jq '.comparisons'\n"
 	"  encbench-trace run --no-trace            # benchmark without BPF\n"
-	"  encbench-trace run --html                # and open report.html\n";
+	"  encbench-trace run --html                # and open report.html\n"
+	"  encbench-trace run --prometheus "
+	"/var/lib/prometheus/node-exporter/encbench.prom\n";
 
 static void print_run_help(void)
 {
@@ -81,6 +85,7 @@ enum {
 	OPT_LUKS_KEY_SIZE,
 	OPT_LUKS_SECTOR_SIZE,
 	OPT_LUKS_FLAGS,
+	OPT_PROMETHEUS,
 };
 
 static const struct option run_opts[] = {
@@ -99,6 +104,7 @@ static const struct option run_opts[] = {
 	{"luks-key-size", required_argument, NULL, OPT_LUKS_KEY_SIZE},
 	{"luks-sector-size", required_argument, NULL, OPT_LUKS_SECTOR_SIZE},
 	{"luks-flags", required_argument, NULL, OPT_LUKS_FLAGS},
+	{"prometheus", required_argument, NULL, OPT_PROMETHEUS},
 	{"help", no_argument, NULL, 'h'},
 	{0},
 };
@@ -260,6 +266,10 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
 		case OPT_LUKS_FLAGS:
 			if (parse_luks_opt(c, optarg, &cfg->luks))
 				return 2;
+			break;
+		case OPT_PROMETHEUS:
+			snprintf(cfg->prometheus, sizeof(cfg->prometheus), "%s",
+				 optarg);
 			break;
 		case 'h':
 			print_run_help();

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,6 +52,35 @@ uint64_t target_fs_bytes(const struct run_config *cfg)
 	uint64_t b = cfg->size_bytes + cfg->size_bytes / 4 + 64 * MiB;
 
 	return (b + MiB - 1) & ~(MiB - 1);
+}
+
+/* A new file in an existing folder we may write to, or exit 2. The
+ * path is resolved into cfg as the output folder's is. */
+static int validate_prometheus(char *path)
+{
+	char resolved[PATH_LEN], existing[PATH_LEN], dir[PATH_LEN];
+	struct stat st;
+	char *slash;
+	int rc;
+
+	rc = path_resolve("prometheus file", path, 32, resolved, existing);
+	if (rc)
+		return rc;
+	if (lstat(resolved, &st) == 0)
+		RUN_BAD("prometheus file '%s' exists (nothing is overwritten)",
+			path);
+	snprintf(dir, sizeof(dir), "%s", resolved);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		RUN_BAD("prometheus file '%s': folder '%s' does not exist",
+			path, dir);
+	rc = dir_check_writable("prometheus file's folder", dir);
+	if (rc)
+		return rc;
+	snprintf(path, PATH_LEN, "%s", resolved);
+	return 0;
 }
 
 /* Everything that can be checked before anything is created; the
@@ -99,6 +129,8 @@ static int validate(struct run_config *cfg, struct output_dir *out)
 	if (rc)
 		return rc;
 	snprintf(cfg->output, sizeof(cfg->output), "%s", out->path);
+	if (cfg->prometheus[0])
+		return validate_prometheus(cfg->prometheus);
 	return 0;
 }
 

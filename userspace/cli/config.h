@@ -13,9 +13,10 @@
 #define MAX_USER_TARGETS 4
 
 struct run_config {
-	char scratch[PATH_LEN]; /* parent of our scratch folder */
-	char output[PATH_LEN];	/* results folder */
-	uint64_t size_bytes;	/* file size per workload iteration */
+	char scratch[PATH_LEN];	   /* parent of our scratch folder */
+	char output[PATH_LEN];	   /* results folder */
+	char prometheus[PATH_LEN]; /* OpenMetrics file, or "" */
+	uint64_t size_bytes;	   /* file size per workload iteration */
 	int runs;
 	int nr_targets;
 	char targets[MAX_TARGETS]

@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{"run", cmd_run, "build targets, run workloads, trace, report"},
 	{"probe", cmd_probe, "what this kernel and machine support"},
 	{"report", cmd_report, "print a saved results.json again"},
+	{"merge", cmd_merge, "several hosts' runs side by side"},
 	{0},
 };
 
@@ -32,7 +33,8 @@ static void usage(FILE *out)
 		"\nEach command takes --help.\n\nExamples:\n"
 		"  sudo encbench-trace run\n"
 		"  sudo encbench-trace probe --json\n"
-		"  encbench-trace report encbench-results/*/results.json\n");
+		"  encbench-trace report encbench-results/*/results.json\n"
+		"  encbench-trace merge --html fleet/ host1.json host2.json\n");
 }
 
 int main(int argc, char **argv)

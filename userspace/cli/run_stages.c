@@ -417,6 +417,8 @@ int run_report(struct run_ctx *ctx)
 		err = report_write_runlog(r, dir);
 	if (!err && ctx->cfg->html)
 		err = report_write_html(&r, 1, dir);
+	if (!err && ctx->cfg->prometheus[0])
+		err = report_write_prometheus(r, ctx->cfg->prometheus);
 	report_print_text(r, text, !ctx->cfg->quiet);
 	if (ctx->cfg->json && !err) {
 		char path[PATH_LEN + 16], buf[65536];

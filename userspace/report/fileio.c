@@ -193,3 +193,26 @@ int report_load_json(const char *path, struct json_object **out)
 	free(text);
 	return err;
 }
+
+int report_write_built(const char *dir, const char *name,
+		       int (*build)(FILE *out, const void *arg),
+		       const void *arg)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	int err;
+
+	if (!out)
+		return -errno;
+	err = build(out, arg);
+	if (fclose(out) || !text)
+		err = err ?: -ENOMEM;
+	if (err)
+		fprintf(stderr, "encbench-trace: cannot write %s/%s: %s\n", dir,
+			name, strerror(-err));
+	else
+		err = report_write_atomic(dir, name, text);
+	free(text);
+	return err;
+}

@@ -205,7 +205,8 @@ static void write_chart_sections(FILE *out, bool charts)
 		      out);
 	fputs("<section id=\"comparison\"><h2>Comparison</h2>\n"
 	      "<p>One bar per target: the mean of its iterations, the "
-	      "whisker its 95 % confidence interval; the baseline is grey. "
+	      "whisker its 95 % confidence interval; the baseline is grey "
+	      "(pale in its host's colour when hosts are merged). "
 	      "Penalties are against the baseline, with Welch's 95 % "
 	      "interval.</p>\n<div class=\"charts\" id=\"cmp-charts\">"
 	      "</div></section>\n"
@@ -395,24 +396,21 @@ static int write_page(FILE *out, const struct results *const *runs, int n)
 	return err;
 }
 
+struct page {
+	const struct results *const *runs;
+	int n;
+};
+
+static int build_page(FILE *out, const void *arg)
+{
+	const struct page *p = arg;
+
+	return write_page(out, p->runs, p->n);
+}
+
 int report_write_html(const struct results *const *runs, int n, const char *dir)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
-	int err;
+	const struct page p = {runs, n};
 
-	if (!out)
-		return -errno;
-	err = write_page(out, runs, n);
-	if (fclose(out) || !text)
-		err = err ?: -ENOMEM;
-	if (err)
-		fprintf(stderr,
-			"encbench-trace: cannot write %s/report.html: %s\n",
-			dir, strerror(-err));
-	else
-		err = report_write_atomic(dir, "report.html", text);
-	free(text);
-	return err;
+	return report_write_built(dir, "report.html", build_page, &p);
 }

@@ -36,13 +36,13 @@
 	}
 
 	// One colour per series, the same in every chart: the baseline grey,
-	// the others from the palette (per host and target when merged).
+	// the others from the palette.
 	function colorOf(di, k) {
 		if (!multi)
 			return k === 0 ? baselineColor :
 				palette[(k - 1) % palette.length];
-		return palette[(di * docs[0].targets.length + k) %
-			palette.length];
+		// Merged hosts: one colour per host, its baseline pale.
+		return palette[di % palette.length] + (k === 0 ? '66' : '');
 	}
 
 	// The name a run's series goes by: the target, or host/target.

@@ -37,9 +37,16 @@ int report_write_html(const struct results *const *runs, int n,
 /* s with & < > " ' as entities and control characters replaced. */
 void report_html_escape(FILE *out, const char *s);
 
+/* OpenMetrics text (node_exporter textfile collector) at path, written
+ * to path.tmp and renamed. */
+int report_write_prometheus(const struct results *r, const char *path);
+
 /* Terminal: comparison table, attribution table, histograms (unless
  * !histograms), verdicts and caveats. */
 void report_print_text(const struct results *r, FILE *out, bool histograms);
+/* n runs (from several hosts) in one table, one column per host. */
+void report_print_merged(const struct results *const *runs, int n,
+			 FILE *out);
 void report_print_caps(const struct capabilities *caps, FILE *out);
 
 #endif /* ENCBENCH_REPORT_H */

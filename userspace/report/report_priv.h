@@ -91,6 +91,11 @@ const struct cap *report_cap_at(const struct capabilities *c, size_t off);
 /* dir/.name.XXXXXX, fsync, published as dir/name unless that exists
  * (never replaced), fsync dir. Adds a final newline when text lacks one. */
 int report_write_atomic(const char *dir, const char *name, const char *text);
+/* build(out, arg) writes the text into memory (0, or negative errno);
+ * then it goes to dir/name as with report_write_atomic. */
+int report_write_built(const char *dir, const char *name,
+		       int (*build)(FILE *out, const void *arg),
+		       const void *arg);
 /* Whole file as one JSON object (nothing but whitespace may follow). */
 int report_load_json(const char *path, struct json_object **out);
 
