@@ -11,6 +11,8 @@ CLANG     ?= clang
 BPFTOOL   ?= bpftool
 CC        ?= gcc
 PREFIX    ?= /usr/local
+MANDIR    ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 PKGS      := libbpf libcryptsetup json-c
 TEST_PKGS := cmocka liburing
 
@@ -45,7 +47,7 @@ else
 endif
 
 .SECONDARY:
-.PHONY: all deps run check check-unit check-integration install clean format
+.PHONY: all deps run check check-unit check-integration install deb clean format
 all: $(PROG)
 
 deps:
@@ -98,6 +100,13 @@ check: deps
 
 install: $(PROG)
 	install -D -m 0755 $(PROG) $(DESTDIR)$(PREFIX)/sbin/$(PROG)
+	install -D -m 0644 userspace/cli/$(PROG).1 $(DESTDIR)$(MANDIR)/man1/$(PROG).1
+	install -D -m 0644 userspace/cli/$(PROG).bash \
+		$(DESTDIR)$(BASHCOMPDIR)/$(PROG)
+
+# A Debian package with dpkg-deb alone; prints its path.
+deb: $(PROG)
+	@scripts/mkdeb.sh $(VERSION)
 
 format:
 	clang-format -i $(SRCS) $(wildcard userspace/*/*.h bpf/*.c bpf/*.h tests/*/*.c)

@@ -13,8 +13,10 @@ pkgs=(
 	# tests: cmocka (TAP output) run by prove (perl); biolatency, another
 	# tracer whose programs share our programs' names, runs beside them;
 	# script(1) gives the progress test a terminal; chromium opens
-	# report.html headless; promtool (prometheus) checks OpenMetrics output
+	# report.html headless; promtool (prometheus) checks OpenMetrics output;
+	# make deb and its test: dpkg-shlibdeps, man, bash-completion
 	libcmocka-dev perl libbpf-tools bsdutils chromium prometheus
+	dpkg-dev man-db bash-completion
 	# bench: reading results.json from shell
 	jq
 )

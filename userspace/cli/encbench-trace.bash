@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: MIT
+# bash completion for encbench-trace: commands, their options, the target
+# and workload names `run --help` lists, and files or folders where an
+# option takes one.
+
+_encbench_trace_names()
+{
+	# "Targets:" or "Workloads:" section of `run --help`: first words.
+	"$1" run --help 2>/dev/null |
+		awk -v sec="$2:" '$0 == sec { on = 1; next }
+			on && /^$/ { exit } on { print $1 }'
+}
+
+_encbench_trace()
+{
+	local cur prev words cword cmd list
+	_init_completion || return
+
+	if ((cword == 1)); then
+		COMPREPLY=($(compgen -W "run probe report merge --help --version" \
+			-- "$cur"))
+		return
+	fi
+	cmd=${words[1]}
+	case $prev in
+	-o | --output | --scratch)
+		_filedir -d
+		return
+		;;
+	--html)
+		[[ $cmd == merge ]] && { _filedir -d; return; }
+		;;
+	--prometheus)
+		_filedir prom
+		return
+		;;
+	-s | --size | -n | --runs | --luks-cipher | --luks-key-size)
+		return
+		;;
+	--luks-sector-size)
+		COMPREPLY=($(compgen -W "512 4096" -- "$cur"))
+		return
+		;;
+	--luks-flags)
+		COMPREPLY=($(compgen -W "no_read_workqueue no_write_workqueue
+			same_cpu_crypt submit_from_crypt_cpus" -- "$cur"))
+		return
+		;;
+	-t | --targets | -w | --workloads)
+		[[ $prev == -t || $prev == --targets ]] && list=Targets ||
+			list=Workloads
+		local prefix=${cur%,*}
+		[[ $cur == *,* ]] && prefix+=, || prefix=
+		COMPREPLY=($(compgen -P "$prefix" -W \
+			"$(_encbench_trace_names "${words[0]}" $list)" \
+			-- "${cur##*,}"))
+		compopt -o nospace
+		return
+		;;
+	esac
+	case $cmd in
+	run)
+		COMPREPLY=($(compgen -W "--size --runs --targets --workloads
+			--output --scratch --no-trace --no-drop-caches
+			--luks-cipher --luks-key-size --luks-sector-size
+			--luks-flags --quiet --html --prometheus --json
+			--help" -- "$cur"))
+		;;
+	probe)
+		COMPREPLY=($(compgen -W "--json --help" -- "$cur"))
+		;;
+	report | merge)
+		if [[ $cur == -* ]]; then
+			[[ $cmd == report ]] &&
+				list="--html --prometheus --help" ||
+				list="--html --help"
+			COMPREPLY=($(compgen -W "$list" -- "$cur"))
+		else
+			_filedir '@(json)'
+		fi
+		;;
+	esac
+}
+complete -F _encbench_trace encbench-trace
