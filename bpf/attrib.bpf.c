@@ -68,6 +68,8 @@ struct start {
 	__u64 ts;
 	__u32 op;
 	__u32 pad;
+	/* device: when its oldest bio was queued (0: not seen). */
+	__u64 queued;
 };
 
 /* Processes whose syscalls count: descendants of root_tgid. */
@@ -114,6 +116,7 @@ struct {
 	struct {                                                               \
 		__uint(type, BPF_MAP_TYPE_HASH);                               \
 		__uint(max_entries, n);                                        \
+		__uint(map_flags, BPF_F_NO_PREALLOC);                          \
 		__type(key, key_t);                                            \
 		__type(value, struct start);                                   \
 	} name SEC(".maps")
@@ -137,10 +140,11 @@ static __always_inline struct layer_stat *stat_of(int layer, __u32 op)
 }
 
 /* Item `key` enters `layer`; its latency will be measured from ts. */
-static __always_inline void item_start(void *map, void *key, int layer,
-				       __u32 op, __u64 ts, __u64 now)
+static __always_inline void item_start_q(void *map, void *key, int layer,
+					 __u32 op, __u64 ts, __u64 now,
+					 __u64 queued)
 {
-	struct start v = {.ts = ts, .op = op}, *old;
+	struct start v = {.ts = ts, .op = op, .queued = queued}, *old;
 	struct layer_stat *s = stat_of(layer, op), *so;
 	long err;
 
@@ -158,6 +162,7 @@ static __always_inline void item_start(void *map, void *key, int layer,
 		}
 		old->ts = ts;
 		old->op = op;
+		old->queued = queued;
 		return;
 	}
 	err = bpf_map_update_elem(map, key, &v, BPF_NOEXIST);
@@ -170,6 +175,12 @@ static __always_inline void item_start(void *map, void *key, int layer,
 		return;
 	}
 	stat_busy_begin(s, now);
+}
+
+static __always_inline void item_start(void *map, void *key, int layer,
+				       __u32 op, __u64 ts, __u64 now)
+{
+	item_start_q(map, key, layer, op, ts, now, 0);
 }
 
 /* Item `key` leaves `layer`; counted (histogram) only when `count`. */
@@ -229,6 +240,17 @@ static __always_inline bool bio_dev_ok(struct bio *bio)
 	       dev_ok(get_bio_bdev_dev(bio));
 }
 
+/* The pointer at ctx_delta[kind] from the work item (see ctx_delta). */
+static __always_inline void *ctx_ptr(struct work_struct *work, long long delta)
+{
+	void *p = NULL;
+
+	bpf_probe_read_kernel(&p, sizeof(p), (void *)work + delta);
+	return p;
+}
+
+#include "wait.bpf.h"
+
 /* ---- syscall ----------------------------------------------------- */
 
 /* Syscall argument n (0-based) from the user registers sys_enter gets. */
@@ -283,6 +305,7 @@ static __always_inline int on_sys_enter(__u64 *ctx)
 	tid = (__u32)pid_tgid;
 	now = bpf_ktime_get_ns();
 	item_start(&sys_start, &tid, LAYER_SYSCALL, op - 1, now, now);
+	wait_sys_enter(tid, op - 1, now);
 	return 0;
 }
 
@@ -351,8 +374,10 @@ static __always_inline int on_iou_complete(__u64 *ctx)
 static __always_inline int on_sys_exit(__u64 *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 now = bpf_ktime_get_ns();
 
-	item_end(&sys_start, &tid, LAYER_SYSCALL, bpf_ktime_get_ns(), true);
+	item_end(&sys_start, &tid, LAYER_SYSCALL, now, true);
+	wait_sys_exit(tid, now);
 	return 0;
 }
 
@@ -464,21 +489,26 @@ static __always_inline int on_bio_merge(__u64 *ctx)
 /*
  * The blk-queue item of a request is its oldest bio: rq->bio, unless bios
  * were front-merged before it (each ended at its merge), so walk a few.
+ * Returns when that bio was queued, 0 if it was not seen.
  */
-static __always_inline void rq_queue_end(struct request *rq, __u64 now,
-					 bool count)
+static __always_inline __u64 rq_queue_end(struct request *rq, __u64 now,
+					  bool count)
 {
 	struct bio *bio = BPF_CORE_READ(rq, bio);
-	__u64 key;
+	struct start *v;
+	__u64 key, ts;
 
 	for (int i = 0; i < MAX_FRONT_MERGES && bio; i++) {
 		key = (__u64)bio;
-		if (bpf_map_lookup_elem(&bio_start, &key)) {
+		v = bpf_map_lookup_elem(&bio_start, &key);
+		if (v) {
+			ts = v->ts;
 			item_end(&bio_start, &key, LAYER_BLK_QUEUE, now, count);
-			return;
+			return ts;
 		}
 		bio = BPF_CORE_READ(bio, bi_next);
 	}
+	return 0;
 }
 
 static __always_inline bool rq_dev_ok(struct request *rq)
@@ -504,7 +534,7 @@ static __always_inline int on_rq_merge(__u64 *ctx)
 static __always_inline int on_rq_issue(__u64 *ctx)
 {
 	struct request *rq = (void *)ctx_arg(ctx, rq_issue_arg);
-	__u64 key = (__u64)rq, now;
+	__u64 key = (__u64)rq, now, queued;
 	__u32 op;
 	int grp;
 
@@ -512,14 +542,14 @@ static __always_inline int on_rq_issue(__u64 *ctx)
 	if (!rq_dev_ok(rq))
 		return 0;
 	now = bpf_ktime_get_ns();
-	rq_queue_end(rq, now, true);
+	queued = rq_queue_end(rq, now, true);
 	if (!tracing_on)
 		return 0;
 	grp = op_group(BPF_CORE_READ(rq, cmd_flags));
 	if (grp < 0)
 		return 0;
 	op = grp;
-	item_start(&rq_start, &key, LAYER_DEVICE, op, now, now);
+	item_start_q(&rq_start, &key, LAYER_DEVICE, op, now, now, queued);
 	return 0;
 }
 
@@ -534,11 +564,15 @@ static __always_inline int on_rq_requeue(__u64 *ctx)
 	return 0;
 }
 
+/* block_rq_complete(rq, error, nr_bytes) */
 static __always_inline int on_rq_complete(__u64 *ctx)
 {
-	__u64 key = ctx[0];
+	__u64 key = ctx[0], now = bpf_ktime_get_ns();
+	struct start *v = bpf_map_lookup_elem(&rq_start, &key);
 
-	item_end(&rq_start, &key, LAYER_DEVICE, bpf_ktime_get_ns(), true);
+	if (v)
+		wait_rq_complete(v->queued, v->ts, v->op, (__u32)ctx[2]);
+	item_end(&rq_start, &key, LAYER_DEVICE, now, true);
 	return 0;
 }
 
@@ -558,15 +592,6 @@ static __always_inline int dmcrypt_op(struct work_struct *work)
 	if (!bio_dev_ok(bio))
 		return -1;
 	return op_group(BPF_CORE_READ(bio, bi_opf));
-}
-
-/* The pointer at ctx_delta[kind] from the work item (see ctx_delta). */
-static __always_inline void *ctx_ptr(struct work_struct *work, long long delta)
-{
-	void *p = NULL;
-
-	bpf_probe_read_kernel(&p, sizeof(p), (void *)work + delta);
-	return p;
 }
 
 /*
@@ -646,6 +671,7 @@ static __always_inline int on_queue_work(__u64 *ctx)
 		return 0;
 	now = bpf_ktime_get_ns();
 	item_start(&cq_start, &key, LAYER_CRYPT_QUEUE, op, now, now);
+	wait_queue_work(key);
 	return 0;
 }
 
@@ -655,16 +681,23 @@ static __always_inline int on_queue_work(__u64 *ctx)
 static __always_inline int on_execute_start(__u64 *ctx)
 {
 	struct work_struct *work = (void *)ctx[0];
-	__u64 key = (__u64)work, now;
+	__u64 key = (__u64)work, now, queued = 0;
+	struct start *q;
 	__u32 tid;
 	int op;
 
 	op = crypt_work_op(work);
-	if (op < 0)
-		return 0;
 	now = bpf_ktime_get_ns();
-	item_end(&cq_start, &key, LAYER_CRYPT_QUEUE, now, true);
+	if (op >= 0) {
+		q = bpf_map_lookup_elem(&cq_start, &key);
+		if (q)
+			queued = q->ts;
+		item_end(&cq_start, &key, LAYER_CRYPT_QUEUE, now, true);
+	}
 	if (!tracing_on)
+		return 0;
+	wait_execute_start(work, op, queued, now);
+	if (op < 0)
 		return 0;
 	tid = (__u32)bpf_get_current_pid_tgid();
 	item_start(&cx_start, &tid, LAYER_CRYPT, op, now, now);
@@ -674,8 +707,10 @@ static __always_inline int on_execute_start(__u64 *ctx)
 static __always_inline int on_execute_end(__u64 *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 now = bpf_ktime_get_ns();
 
-	item_end(&cx_start, &tid, LAYER_CRYPT, bpf_ktime_get_ns(), true);
+	item_end(&cx_start, &tid, LAYER_CRYPT, now, true);
+	wait_execute_end(now);
 	return 0;
 }
 
@@ -710,6 +745,8 @@ TP_PAIR(workqueue_execute_end, on_execute_end)
 TP_PAIR(io_uring_submit_req, on_iou_submit)
 TP_PAIR(io_uring_submit_sqe, on_iou_submit)
 TP_PAIR(io_uring_complete, on_iou_complete)
+TP_PAIR(sched_switch, on_sched_switch)
+TP_PAIR(sched_waking, on_sched_waking)
 
 /* ---- crypt, write side: fscrypt encrypts synchronously ------------
  * fscrypt_encrypt_pagecache_blocks() runs in writeback (ext4_bio_write_

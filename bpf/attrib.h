@@ -16,6 +16,8 @@ enum layer {
 	LAYER_DM,
 	LAYER_BLK_QUEUE,
 	LAYER_DEVICE,
+	/* Runnable, not running: a wait component only (wait.h), no items. */
+	LAYER_CPU_WAIT,
 	NR_LAYERS,
 };
 
@@ -86,5 +88,7 @@ enum crypt_work_kind {
 };
 
 #define NR_CRYPT_WORK_KINDS (CRYPT_WORK_FSCRYPT_BH + 1)
+
+#include "wait.h"
 
 #endif /* __ATTRIB_H */

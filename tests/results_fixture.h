@@ -116,6 +116,31 @@ static inline void fixture_attrib(struct attribution *a, const char *target)
 	       sizeof(a->layers[0].slots));
 	snprintf(a->layers[LAYER_CRYPT_QUEUE].source, DETAIL_LEN,
 		 "unavailable: no workqueue tracepoints");
+	/* cpu-wait is a wait component only: no items, as the tracer
+	 * reports it. */
+	memset(&a->layers[LAYER_CPU_WAIT], 0, sizeof(a->layers[0]));
+	a->layers[LAYER_CPU_WAIT].layer = LAYER_CPU_WAIT;
+	snprintf(a->layers[LAYER_CPU_WAIT].source, DETAIL_LEN,
+		 "no items: a share of the wait decomposition only");
+	/* The decomposition: components adding up to total_ns. */
+	a->wait.available = true;
+	snprintf(a->wait.source, DETAIL_LEN, "sched_switch/sched_waking");
+	a->wait.syscalls = 100;
+	a->wait.ns[LAYER_FS] = 20000000;
+	a->wait.ns[LAYER_CRYPT] = 200000000;
+	a->wait.ns[LAYER_DEVICE] = 25000000;
+	a->wait.ns[LAYER_CPU_WAIT] = 5000000;
+	a->wait.total_ns = 250000000;
+	a->wait.oncpu_ns = 9000000;
+	a->wait.oncpu_crypt_ns = 1000000;
+	a->wait.samples = 9;
+	a->wait.crypt_samples = 1;
+	a->wait.sampling_err_ns = 2800000;
+	a->wait.dev_bytes = 18446744073709551000ULL;
+	a->wait.workers[WORKER_CRYPT].items = 90;
+	a->wait.workers[WORKER_CRYPT].runq_ns = 4500000;
+	a->wait.workers[WORKER_DEVICE].bytes_oncpu_ns = 77;
+	a->wait.nr_cpus = 2;
 }
 
 /* calloc'ed; free() it. */

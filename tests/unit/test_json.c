@@ -182,6 +182,18 @@ static void cmp_attrib(const struct attribution *a, const struct attribution *b)
 		assert_true(x->dropped == y->dropped);
 		assert_memory_equal(x->slots, y->slots, sizeof(x->slots));
 	}
+	/* The wait decomposition survives whole. */
+	assert_int_equal(a->wait.available, b->wait.available);
+	assert_string_equal(a->wait.source, b->wait.source);
+	assert_memory_equal(a->wait.ns, b->wait.ns, sizeof(a->wait.ns));
+	assert_true(a->wait.total_ns == b->wait.total_ns);
+	assert_true(a->wait.syscalls == b->wait.syscalls);
+	assert_true(a->wait.oncpu_crypt_ns == b->wait.oncpu_crypt_ns);
+	assert_true(a->wait.sampling_err_ns == b->wait.sampling_err_ns);
+	assert_true(a->wait.dev_bytes == b->wait.dev_bytes);
+	assert_memory_equal(a->wait.workers, b->wait.workers,
+			    sizeof(a->wait.workers));
+	assert_int_equal(a->wait.nr_cpus, b->wait.nr_cpus);
 }
 
 static void cmp_results(const struct results *a, const struct results *b)

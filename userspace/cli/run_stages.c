@@ -224,6 +224,24 @@ static void trace_filter_for(const struct target *t, struct trace_filter *f)
 	f->parent_tgid = getpid();
 }
 
+/* The baseline's attribution of a's workload and op, if t is not the
+ * baseline (the first target, run first) and it was recorded. */
+static const struct attribution *baseline_of(const struct run_ctx *ctx,
+					     const struct target *t,
+					     const struct attribution *a)
+{
+	const struct results *r = ctx->r;
+
+	if (t == &ctx->targets[0])
+		return NULL;
+	for (int i = 0; i < r->nr_attrib; i++)
+		if (!strcmp(r->attrib[i].target, ctx->targets[0].info.name) &&
+		    !strcmp(r->attrib[i].workload, a->workload) &&
+		    r->attrib[i].op == a->op)
+			return &r->attrib[i];
+	return NULL;
+}
+
 static void record_attribution(struct run_ctx *ctx, struct target *t,
 			       const struct workload_ops *w,
 			       const struct trace_snapshot *snap)
@@ -233,8 +251,14 @@ static void record_attribution(struct run_ctx *ctx, struct target *t,
 	int n = attribute(snap, t->info.name, w->name, a);
 
 	for (int i = 0; i < n && r->nr_attrib < MAX_ATTRIB; i++) {
+		struct verdict *v = &r->verdicts[r->nr_verdicts++];
+
 		r->attrib[r->nr_attrib] = a[i];
-		verdict_for(&a[i], &t->info, &r->verdicts[r->nr_verdicts++]);
+		if (a[i].wait.available)
+			verdict_wait(&a[i], baseline_of(ctx, t, &a[i]),
+				     &t->info, r->meta.caps.cpu_aes, v);
+		else
+			verdict_for(&a[i], &t->info, v);
 		r->nr_attrib++;
 	}
 }

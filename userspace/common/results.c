@@ -15,6 +15,7 @@ static const char *const layer_names[NR_LAYERS] = {
 	[LAYER_DM] = "dm",
 	[LAYER_BLK_QUEUE] = "blk-queue",
 	[LAYER_DEVICE] = "device",
+	[LAYER_CPU_WAIT] = "cpu-wait",
 };
 
 static const char *const op_names[NR_OPS] = {

@@ -24,7 +24,7 @@
 #define MAX_RESULTS   256
 #define MAX_ATTRIB    (MAX_TARGETS * MAX_WORKLOADS * NR_OPS)
 #define MAX_CIPHERS   8
-#define MAX_EVIDENCE  6
+#define MAX_EVIDENCE  10
 #define MAX_NOTES     8
 
 /* A capability: does it work here, and the one-line reason either way. */
@@ -142,6 +142,36 @@ struct layer_result {
 	uint64_t dropped;
 };
 
+/*
+ * What the caller waited for: every traced syscall's wall time cut into
+ * components that add up to it (trace/wait.c). Unlike layer_result's
+ * per-item latencies, these are shares of the caller's time.
+ */
+struct wait_result {
+	bool available;
+	char source[DETAIL_LEN];
+	uint64_t syscalls;
+	uint64_t total_ns; /* the syscalls' wall time, summed */
+	/* By enum layer (syscall unused); they add up to total_ns. fs and
+	 * crypt include the on-CPU time split by CPU samples. */
+	uint64_t ns[NR_LAYERS];
+	uint64_t oncpu_ns, oncpu_crypt_ns;
+	uint64_t samples, crypt_samples;
+	/* One standard deviation of oncpu_crypt_ns from sampling. */
+	uint64_t sampling_err_ns;
+	/* Part of ns[fs] whose waker could not be followed. */
+	uint64_t unresolved_ns;
+	/* Bytes the target's devices completed for this op. */
+	uint64_t dev_bytes;
+	/* The workers the caller waits on, over the whole phase (all ops):
+	 * enum worker_kind. */
+	struct {
+		uint64_t items, runq_ns, runq_waits, oncpu_ns;
+		uint64_t bytes, bytes_oncpu_ns;
+	} workers[NR_WORKER_KINDS];
+	int nr_cpus;
+};
+
 struct attribution {
 	char target[NAME_LEN];
 	char workload[NAME_LEN];
@@ -153,6 +183,7 @@ struct attribution {
 	 * while it already runs on that CPU, e.g. nested in an interrupt):
 	 * each may have lost one event, so counts may be short by this. */
 	uint64_t missed_events;
+	struct wait_result wait;
 };
 
 struct verdict {

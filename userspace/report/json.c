@@ -307,6 +307,7 @@ static struct json_object *attrib_json(const void *item)
 	err |= jadd(o, "layers",
 		    array_of(a->layers, NR_LAYERS, sizeof(a->layers[0]),
 			     layer_json));
+	err |= jadd(o, "wait", report_wait_json(&a->wait));
 	return built(o, err);
 }
 

@@ -292,6 +292,7 @@ static void attrib_from(int *err, struct json_object *o, void *item)
 		if (entry_is(err, "layers", i, e, json_type_object))
 			layer_from(err, e, a);
 	}
+	report_wait_from(err, o, &a->wait);
 }
 
 static void verdict_from(int *err, struct json_object *o, void *item)

@@ -117,4 +117,11 @@ void report_print_attribution(const struct results *r, FILE *out);
 /* Section (c) of the text report: every non-empty histogram. */
 void report_print_histograms(const struct results *r, FILE *out);
 
+/* json_wait.c: an attribution's "wait" object. */
+struct json_object *report_wait_json(const struct wait_result *w);
+void report_wait_from(int *err, struct json_object *parent,
+		      struct wait_result *w);
+/* text_wait.c: the wait decomposition of one attribution. */
+void report_print_wait(const struct attribution *a, FILE *out);
+
 #endif /* ENCBENCH_REPORT_PRIV_H */

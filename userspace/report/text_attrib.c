@@ -91,6 +91,7 @@ static void print_attrib(const struct attribution *a, FILE *out)
 	fprintf(out, "\n%s, %s, %s: %s calls take %s on average\n", a->target,
 		a->workload, op_name(a->op), op_calls_of(a->op),
 		fmt_ns(a->syscall_mean_ns, mean, sizeof(mean)));
+	fprintf(out, "  per-item latencies (items overlap: not shares):\n");
 	fprintf(out, "  %-12s %9s %10s %10s %7s  %s\n", "layer", "count",
 		"mean", "p99", "busy %", "source");
 	for (int l = 0; l < NR_LAYERS; l++)
@@ -113,6 +114,7 @@ static void print_attrib(const struct attribution *a, FILE *out)
 			"(nested on a CPU); counts may be short by as many.\n",
 			a->missed_events);
 	print_dropped(a, out);
+	report_print_wait(a, out);
 }
 
 void report_print_attribution(const struct results *r, FILE *out)

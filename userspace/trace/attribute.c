@@ -64,6 +64,7 @@ int attribute(const struct trace_snapshot *snap, const char *target,
 		a->layers[LAYER_DEVICE].kernel_requests =
 			snap->kernel_requests[op];
 		a->missed_events = snap->missed_events;
+		wait_result_from(&snap->wait, op, &a->wait);
 		a->syscall_mean_ns = sc->sum_ns / sc->count;
 
 		for (int i = 0; i < NR_LOWER; i++)

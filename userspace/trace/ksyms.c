@@ -222,3 +222,73 @@ int ksyms_modules(const struct ksyms *ks, const char *name, const char **mods,
 	}
 	return n;
 }
+
+static int by_addr(const void *a, const void *b)
+{
+	const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int ksyms_ranges(const struct ksyms *ks, bool (*match)(const char *name),
+		 struct ksym_range **out)
+{
+	uint64_t *addrs = NULL;
+	struct ksym_range *r = NULL;
+	size_t n = 0, nr = 0;
+
+	*out = NULL;
+	if (!ks)
+		return 0;
+	addrs = malloc((ks->nr + 1) * sizeof(*addrs));
+	r = malloc((ks->nr + 1) * sizeof(*r));
+	if (!addrs || !r)
+		goto fail;
+	for (size_t i = 0; i < ks->nr; i++)
+		if (ks->syms[i].addr)
+			addrs[n++] = ks->syms[i].addr;
+	qsort(addrs, n, sizeof(*addrs), by_addr);
+	for (size_t i = 0; i < ks->nr; i++) {
+		uint64_t a = ks->syms[i].addr;
+		size_t lo = 0, hi = n;
+
+		if (!a || !match(ks->syms[i].name))
+			continue;
+		/* The range ends at the next higher address of any symbol. */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (addrs[mid] <= a)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		r[nr].start = a;
+		r[nr].end = lo < n ? addrs[lo] : a + 1;
+		nr++;
+	}
+	free(addrs);
+	qsort(r, nr, sizeof(*r), by_addr); /* start is the first member */
+	*out = r;
+	return (int)nr;
+fail:
+	free(addrs);
+	free(r);
+	return -ENOMEM;
+}
+
+bool ksym_in_ranges(const struct ksym_range *r, int n, uint64_t addr)
+{
+	int lo = 0, hi = n;
+
+	/* The last range starting at or below addr. */
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (r[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && addr < r[lo - 1].end;
+}

@@ -33,4 +33,16 @@ bool ksyms_named(const struct ksyms *ks, const char *name);
 int ksyms_modules(const struct ksyms *ks, const char *name, const char **mods,
 		  int max);
 
+/* [start, end): a function's text, up to the next symbol. */
+struct ksym_range {
+	uint64_t start, end;
+};
+
+/* The ranges of the functions whose names `match`, sorted by address, in
+ * *out (free() it); how many, or -ENOMEM. */
+int ksyms_ranges(const struct ksyms *ks, bool (*match)(const char *name),
+		 struct ksym_range **out);
+/* Whether addr lies in one of n sorted ranges. */
+bool ksym_in_ranges(const struct ksym_range *r, int n, uint64_t addr);
+
 #endif /* ENCBENCH_KSYMS_H */

@@ -110,6 +110,10 @@ void plan_sources(const struct capabilities *caps, bool btf,
 		 "%s:block_bio_queue->block_rq_issue", m);
 	snprintf(src[LAYER_DEVICE], DETAIL_LEN,
 		 "%s:block_rq_issue->block_rq_complete", m);
+	snprintf(src[LAYER_CPU_WAIT], DETAIL_LEN,
+		 "no items: a share of the wait decomposition only "
+		 "(%s:sched_waking/sched_switch)",
+		 m);
 }
 
 void crypt_availability(const struct crypt_work_plan *cw, enum enc_method enc,

@@ -38,6 +38,7 @@ struct tracer {
 	char enc_why[DETAIL_LEN];
 	struct crypt_work_plan cw;
 	struct trace_filter filter;
+	struct wait_tracer wait;
 	/* The open window, and what the closed ones of this phase add up to
 	 * (see window_open). */
 	bool window_open;
@@ -167,7 +168,8 @@ static bool ends_with(const char *s, const char *suffix)
 /* Keep only the programs this kernel runs: a program that cannot load
  * (fentry with EPERM here, kprobes without CONFIG_KPROBES) would fail the
  * whole skeleton. */
-static void set_autoload(struct attrib_bpf *skel, bool btf, enum enc_method enc)
+static void set_autoload(struct attrib_bpf *skel, bool btf, enum enc_method enc,
+			 bool sample)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	struct bpf_program *prog;
@@ -190,6 +192,11 @@ static void set_autoload(struct attrib_bpf *skel, bool btf, enum enc_method enc)
 		else if (!strcmp(name, "enc_kprobe") ||
 			 !strcmp(name, "enc_kretprobe"))
 			load = enc == ENC_KPROBE;
+		else if (!strcmp(name, "wait_sample"))
+			load = sample;
+		/* wait.c attaches the sampler to a perf event per CPU. */
+		if (!strcmp(name, "wait_sample"))
+			bpf_program__set_autoattach(prog, false);
 		if (load && !strncmp(name, "io_uring_", 9))
 			load = iou_autoload(vmlinux, name);
 		bpf_program__set_autoload(prog, load);
@@ -204,7 +211,7 @@ static void note_id(struct tracer *tr, enum bpf_id_kind kind, uint32_t id)
 }
 
 static int open_load(struct tracer *tr, bool btf, enum enc_method enc,
-		     char *why, size_t len)
+		     bool sample, char *why, size_t len)
 {
 	struct bpf_program *prog;
 	int err;
@@ -217,7 +224,7 @@ static int open_load(struct tracer *tr, bool btf, enum enc_method enc,
 			 strerror(-err), bpf_why);
 		return err;
 	}
-	set_autoload(tr->skel, btf, enc);
+	set_autoload(tr->skel, btf, enc, sample);
 	set_arg_layout(tr->skel);
 	memcpy(tr->skel->rodata->ctx_delta, tr->cw.ctx_delta,
 	       sizeof(tr->cw.ctx_delta));
@@ -288,6 +295,7 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 	char enc_why[DETAIL_LEN] = "";
 	struct tracer *tr = NULL;
 	struct ksyms *ks = NULL;
+	bool sample = caps->perf_event.ok;
 	enum enc_method enc;
 	bool btf;
 	int err;
@@ -312,14 +320,14 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 	crypt_work_plan(ks, errno, &tr->cw);
 	enc = enc_choose(caps, ks, enc_why, sizeof(enc_why));
 	btf = caps->tp_btf.ok;
-	err = open_load(tr, btf, enc, why, why_len);
+	err = open_load(tr, btf, enc, sample, why, why_len);
 	if (err && enc != ENC_NONE) {
 		/* The optional write-side programs may be what failed (no
 		 * BTF for the function, fentry refused): go on without. */
 		snprintf(enc_why, sizeof(enc_why), "%s:%s failed to load: %s",
 			 enc_name(enc), ENC_FUNC, strerror(-err));
 		enc = ENC_NONE;
-		err = open_load(tr, btf, enc, why, why_len);
+		err = open_load(tr, btf, enc, sample, why, why_len);
 	}
 	if (err && btf && caps->raw_tp.ok) {
 		/* A tp_btf program the probe's trivial one did not cover
@@ -328,7 +336,7 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 
 		snprintf(first, sizeof(first), "%s", why);
 		btf = false;
-		err = open_load(tr, btf, enc, why, why_len);
+		err = open_load(tr, btf, enc, sample, why, why_len);
 		if (err)
 			snprintf(why, why_len, "%s", first);
 	}
@@ -336,6 +344,7 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 		goto out;
 	err = fill_sys_ops(bpf_map__fd(tr->skel->maps.sys_ops));
 	err = err ?: fill_crypt_funcs(tr);
+
 	if (err) {
 		snprintf(why, why_len, "filling the tracer's tables: %s",
 			 strerror(-err));
@@ -348,12 +357,22 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 			 strerror(-err), bpf_why);
 		goto out;
 	}
+	err = wait_open(&tr->wait, tr->skel, ks, &tr->cw, sample);
+	for (int i = 0; tr->wait.links && i < tr->wait.nr_cpus; i++)
+		if (tr->wait.links[i])
+			note_id(tr, BPF_ID_LINK,
+				bpf_ids_add_link(tr->wait.links[i]));
+	if (err) {
+		snprintf(why, why_len, "filling the wait tables: %s",
+			 strerror(-err));
+		goto out;
+	}
 	plan_sources(caps, btf, enc, enc_why, &tr->cw, tr->sources);
 	tr->btf = btf;
 	tr->enc = enc;
 	snprintf(tr->enc_why, sizeof(tr->enc_why), "%s", enc_why);
 	for (int l = 0; l < NR_LAYERS; l++)
-		tr->available[l] = l != LAYER_DM;
+		tr->available[l] = l != LAYER_DM && l != LAYER_CPU_WAIT;
 	crypt_availability(&tr->cw, enc, tr->available, tr->unavailable_op);
 	tr->dm_major = dm_major();
 	*out = tr;
@@ -486,6 +505,7 @@ int trace_begin(struct tracer *tr, const struct trace_filter *f)
 	map_clear(skel->maps.traced);
 	map_clear(skel->maps.devs);
 	stats_zero(skel->maps.stats);
+	wait_begin(&tr->wait, skel);
 
 	fd = bpf_map__fd(skel->maps.devs);
 	tr->filter_has_dm = false;
@@ -567,6 +587,7 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 			 "unavailable: dm bio tracing is not implemented "
 			 "yet; time on the dm device counts in fs");
 	memcpy(snap->kernel_requests, tr->kreq_acc, sizeof(tr->kreq_acc));
+	wait_read(&tr->wait, tr->skel, &snap->wait);
 	snap->wall_s = (double)tr->wall_acc_ns / 1e9;
 	snap->missed_events = tr->misses_acc;
 	return 0;
@@ -583,6 +604,7 @@ void trace_close(struct tracer *tr)
 {
 	if (!tr)
 		return;
+	wait_close(&tr->wait);
 	attrib_bpf__destroy(tr->skel);
 	free(tr);
 }

@@ -28,6 +28,20 @@ struct trace_filter {
 	pid_t parent_tgid;
 };
 
+/* The wait decomposition's raw counters (trace/wait.c). */
+struct wait_snapshot {
+	bool available;
+	char source[DETAIL_LEN];
+	bool sampled; /* CPU samples split the on-CPU time */
+	struct wait_stat ops[NR_OPS];
+	/* CPU samples in a syscall, and those in crypto code. */
+	uint64_t samples[NR_OPS], crypt_samples[NR_OPS];
+	/* waker_stack_ns whose waker's stack was in crypto code. */
+	uint64_t waker_crypt_ns[NR_OPS];
+	struct worker_stat workers[NR_WORKER_KINDS];
+	int nr_cpus;
+};
+
 struct trace_snapshot {
 	struct layer_stat stats[NR_LAYERS][NR_OPS];
 	/* Which attach point each layer came from, or "unavailable: why". */
@@ -45,6 +59,7 @@ struct trace_snapshot {
 	 * the ops it cannot see. All false, the default, means available[]
 	 * holds for every op. */
 	bool unavailable_op[NR_LAYERS][NR_OPS];
+	struct wait_snapshot wait;
 };
 
 /* The source each layer would come from given these capabilities (the
@@ -82,5 +97,27 @@ int attribute(const struct trace_snapshot *snap, const char *target,
  * target's encryption facts (driver, hardware acceleration). */
 void verdict_for(const struct attribution *a, const struct target_info *t,
 		 struct verdict *out);
+
+/* wait_split.c: the wait decomposition of op from a phase's counters. */
+void wait_result_from(const struct wait_snapshot *ws, int op,
+		      struct wait_result *out);
+/* What the components add up to (== total_ns by construction). */
+uint64_t wait_sum_ns(const struct wait_result *w);
+/* Per-syscall time t adds over base (NULL: t's own), by component into
+ * added[] (by enum layer); returns the added total per syscall, in ns. */
+double wait_added(const struct wait_result *t, const struct wait_result *base,
+		  double added[NR_LAYERS]);
+
+/* verdict.c. Components grouped as a verdict names them: crypto (crypt +
+ * crypt-queue), device, blk-queue, dm, fs, cpu-wait. Index of the largest
+ * group of ns[] (by enum layer), its sums in group[]; -1 if all are 0. */
+#define NR_WAIT_GROUPS 6
+int wait_dominant(const double ns[NR_LAYERS], double group[NR_WAIT_GROUPS]);
+/* The verdict from a's wait decomposition: on the time it adds over the
+ * baseline b (same workload and op) when b is given and a is slower,
+ * else on its own time. cpu_aes: the CPU has AES instructions. */
+void verdict_wait(const struct attribution *a, const struct attribution *b,
+		  const struct target_info *t, bool cpu_aes,
+		  struct verdict *out);
 
 #endif /* ENCBENCH_TRACE_H */

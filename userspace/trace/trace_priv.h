@@ -82,6 +82,32 @@ void crypt_source(char *buf, size_t len, bool btf, enum enc_method enc,
 int fill_sys_ops(int map_fd);
 bool iou_autoload(const struct btf *vmlinux, const char *prog);
 
+/* wait.c: the wait decomposition's user-space half. */
+struct attrib_bpf;
+struct ksym_range;
+
+struct wait_tracer {
+	int nr_cpus;
+	/* Addresses of crypto code, to classify sampled stacks. */
+	int nr_crypt_ranges;
+	struct ksym_range *crypt_ranges;
+	bool sampling;
+	char sample_why[DETAIL_LEN];
+	int *pfds;
+	struct bpf_link **links;
+	bool device_workers; /* loop's work functions were found */
+};
+
+/* After load: fill the worker table, attach CPU sampling if `sample`
+ * (sampling failing only leaves the on-CPU time unsplit). */
+int wait_open(struct wait_tracer *w, struct attrib_bpf *skel,
+	      const struct ksyms *ks, const struct crypt_work_plan *cw,
+	      bool sample);
+void wait_begin(struct wait_tracer *w, struct attrib_bpf *skel);
+void wait_read(const struct wait_tracer *w, struct attrib_bpf *skel,
+	       struct wait_snapshot *s);
+void wait_close(struct wait_tracer *w);
+
 /* devstat.c: completed read/write requests on the filter's devices,
  * plus those in flight when `inflight`. */
 void kernel_requests(const struct trace_filter *f, uint64_t out[NR_OPS],

@@ -1,0 +1,623 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Wait attribution (types in wait.h), included by attrib.bpf.c, whose
+ * handlers call the wait_* hooks below at the points they already trace;
+ * the scheduler and CPU-sample programs are its own.
+ *
+ * A traced thread inside a syscall is on a CPU, blocked or runnable. Each
+ * change of state closes an interval that goes to one component:
+ * - on a CPU: oncpu_ns, split by CPU samples of its kernel stack;
+ * - runnable (woken or preempted, not yet running): cpu-wait;
+ * - blocked: split at the wakeup (sched_waking, which runs in the waker's
+ *   context, unlike sched_wakeup) along the chain that ended in it. A
+ *   crypto worker running work item K: after K started crypt, before it
+ *   crypt-queue back to K's queueing; before that the I/O that K serves,
+ *   by that I/O's own times (bio queued, request issued). A request
+ *   completion of ours in the waker's context: the same, from the request.
+ *   Any other waker: by its stack, classified in user space.
+ *
+ * Workers (crypto, loop) keep their own run-queue wait and CPU time.
+ */
+#ifndef __WAIT_BPF_H
+#define __WAIT_BPF_H
+
+#define MAX_WAIT_THREADS 4096
+#define MAX_WORKERS	 1024
+#define MAX_WORK_IO	 4096
+#define MAX_STACKS	 2048
+#define MAX_STACK_KEYS	 4096
+#define MAX_WORKER_FUNCS 16
+#define MAX_BVECS	 256
+
+enum thr_state { THR_ON_CPU, THR_BLOCKED, THR_RUNNABLE };
+
+struct thr_wait {
+	__u64 start;
+	__u64 last; /* the current state since */
+	__u32 state;
+	__u32 op;
+};
+
+/* The life of one I/O: bio queued, request issued (0: not seen). */
+struct io_times {
+	__u64 queued;
+	__u64 issued;
+};
+
+/* The request being completed on this CPU, for the wakeups and work items
+ * its completion causes in the same context; cleared at the next context
+ * switch on the CPU. */
+struct done_rec {
+	struct io_times io;
+	__u32 pid;
+	__u32 valid;
+};
+
+struct served_worker {
+	__u64 woke;    /* runnable since; 0 if not runnable */
+	__u64 pending; /* run-queue wait before its next item */
+	__u64 last;    /* on a CPU since, while an item runs */
+	__u64 oncpu;   /* CPU time of the current item */
+	__u64 exec;    /* current item started */
+	__u64 queued;  /* current item queued */
+	struct io_times io;
+	__u64 bytes;
+	__u32 kind; /* 1 + enum worker_kind while an item runs, else 0 */
+	__u32 on;
+};
+
+/* Perf-event programs need preallocated maps before 6.1 (96da3f7d489d,
+ * "bpf: Relax the requirement to use preallocated hash maps in tracing
+ * progs"): thr and stack_counts are read there, so they stay small and
+ * preallocated. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_WAIT_THREADS);
+	__type(key, __u32);
+	__type(value, struct thr_wait);
+} thr SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct done_rec);
+} done SEC(".maps");
+
+/* Crypto work item -> the I/O its queueing completed. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_WORK_IO);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct io_times);
+} work_io SEC(".maps");
+
+/* Workers that ran an item of ours; LRU: a forgotten idle worker only
+ * loses its next run-queue wait. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, MAX_WORKERS);
+	__type(key, __u32);
+	__type(value, struct served_worker);
+} workers SEC(".maps");
+
+/* Work function address -> enum worker_kind | flavour << 8. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_WORKER_FUNCS);
+	__type(key, __u64);
+	__type(value, __u32);
+} worker_funcs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NR_OPS);
+	__type(key, __u32);
+	__type(value, struct wait_stat);
+} wait_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NR_WORKER_KINDS);
+	__type(key, __u32);
+	__type(value, struct worker_stat);
+} worker_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, MAX_STACKS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, WAIT_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_STACK_KEYS);
+	__type(key, struct stack_key);
+	__type(value, __u64);
+} stack_counts SEC(".maps");
+
+/* 2f064a59a11f ("sched: Change task_struct::state", v5.14) renamed it. */
+struct task_struct___o {
+	volatile long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline long task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ((struct task_struct___o *)t, state);
+}
+
+/* Since 5.11 (c1a08bb5ed6b: "loop: add cgroup support") loop serves
+ * requests on a workqueue; before, on a kthread, which is no worker here. */
+struct loop_device___x {
+	struct gendisk *lo_disk;
+	struct work_struct rootcg_work;
+} __attribute__((preserve_access_index));
+
+struct loop_worker___x {
+	struct work_struct work;
+	struct loop_device___x *lo;
+} __attribute__((preserve_access_index));
+
+static __always_inline struct wait_stat *wait_stat_of(__u32 op)
+{
+	if (op >= NR_OPS)
+		return NULL;
+	return bpf_map_lookup_elem(&wait_stats, &op);
+}
+
+static __always_inline void wait_add(struct wait_stat *w, int comp, __u64 ns)
+{
+	if (!w || !ns || comp < 0 || comp >= NR_LAYERS)
+		return;
+	__sync_fetch_and_add(&w->ns[comp], ns);
+}
+
+/*
+ * Move t's clock to now; the interval since its last change. Never
+ * backwards: a waker's timestamp, taken on another CPU, may be older than
+ * the switch-out it races with, and a clock moved back would count the
+ * difference twice.
+ */
+static __always_inline __u64 thr_advance(struct thr_wait *t, __u64 now)
+{
+	__u64 last = t->last;
+
+	if (now <= last)
+		return 0;
+	t->last = now;
+	return now - last;
+}
+
+/* ---- the caller's syscall ----------------------------------------- */
+
+static __always_inline void wait_sys_enter(__u32 tid, __u32 op, __u64 now)
+{
+	struct thr_wait t = {.start = now, .last = now, .op = op};
+
+	bpf_map_update_elem(&thr, &tid, &t, BPF_ANY);
+}
+
+static __always_inline void wait_sys_exit(__u32 tid, __u64 now)
+{
+	struct thr_wait *t = bpf_map_lookup_elem(&thr, &tid);
+	struct wait_stat *w;
+	__u64 ns;
+
+	if (!t)
+		return;
+	w = wait_stat_of(t->op);
+	if (w) {
+		ns = thr_advance(t, now);
+		if (t->state == THR_ON_CPU) {
+			__sync_fetch_and_add(&w->oncpu_ns, ns);
+		} else {
+			/* Running again without a switch-in we saw. */
+			wait_add(w, LAYER_FS, ns);
+			__sync_fetch_and_add(&w->unresolved_ns, ns);
+		}
+		__sync_fetch_and_add(&w->syscalls, 1);
+		/* The intervals telescope from start to the clock's end. */
+		__sync_fetch_and_add(&w->total_ns, t->last - t->start);
+	}
+	bpf_map_delete_elem(&thr, &tid);
+}
+
+/* ---- blocked time along the wakeup chain ---------------------------- */
+
+/* x clamped into [lo, hi]; 0 (unknown) is lo: its segment is empty. */
+static __always_inline __u64 clamp_ts(__u64 x, __u64 lo, __u64 hi)
+{
+	if (x < lo)
+		return lo;
+	return x > hi ? hi : x;
+}
+
+/*
+ * Blocked from `from` to `to`, waiting for an I/O (io) that a work item
+ * queued at kq and started at ks (0, 0: no work item) finished. Each
+ * stage's interval clipped to [from, to]: the pieces add up to to - from.
+ */
+static __always_inline void split_chain(struct wait_stat *w, __u64 from,
+					__u64 to, const struct io_times *io,
+					__u64 kq, __u64 ks)
+{
+	__u64 p = from, q;
+
+	if (!io->issued) {
+		/* The I/O before the work item was not seen. */
+		q = kq ? clamp_ts(kq, p, to) : to;
+		wait_add(w, LAYER_FS, q - p);
+		__sync_fetch_and_add(&w->unresolved_ns, q - p);
+		p = q;
+	} else {
+		q = clamp_ts(io->queued, p, to);
+		wait_add(w, LAYER_FS, q - p);
+		p = q;
+		q = clamp_ts(io->issued, p, to);
+		wait_add(w, LAYER_BLK_QUEUE, q - p);
+		p = q;
+		q = kq ? clamp_ts(kq, p, to) : to;
+		wait_add(w, LAYER_DEVICE, q - p);
+		p = q;
+	}
+	q = ks ? clamp_ts(ks, p, to) : to;
+	wait_add(w, LAYER_CRYPT_QUEUE, q - p);
+	wait_add(w, LAYER_CRYPT, to - q);
+}
+
+static __always_inline bool stack_count_add(struct stack_key *k, __u64 v)
+{
+	__u64 *c = bpf_map_lookup_elem(&stack_counts, k);
+	long err;
+
+	if (c) {
+		__sync_fetch_and_add(c, v);
+		return true;
+	}
+	err = bpf_map_update_elem(&stack_counts, k, &v, BPF_NOEXIST);
+	if (err != -EEXIST_)
+		return !err;
+	c = bpf_map_lookup_elem(&stack_counts, k);
+	if (c)
+		__sync_fetch_and_add(c, v);
+	return c != NULL;
+}
+
+static __always_inline void split_blocked(void *ctx, struct thr_wait *t,
+					  __u64 now)
+{
+	__u32 waker = (__u32)bpf_get_current_pid_tgid(), zero = 0;
+	struct wait_stat *w = wait_stat_of(t->op);
+	struct io_times none = {};
+	struct stack_key key = {};
+	struct done_rec *d;
+	struct served_worker *wk;
+	__u64 ns, from;
+	long id;
+
+	if (!w || now <= t->last)
+		return;
+	ns = now - t->last;
+	from = t->last;
+	wk = bpf_map_lookup_elem(&workers, &waker);
+	if (wk && wk->kind == WORKER_CRYPT + 1) {
+		struct io_times io = wk->io;
+
+		split_chain(w, from, now, &io, wk->queued ?: wk->exec,
+			    wk->exec);
+		return;
+	}
+	d = bpf_map_lookup_elem(&done, &zero);
+	if (d && d->valid && d->pid == waker) {
+		struct io_times io = d->io;
+
+		split_chain(w, from, now, &io, 0, 0);
+		return;
+	}
+	id = bpf_get_stackid(ctx, &stacks, 0);
+	key.stackid = id;
+	key.op = t->op;
+	key.use = STACK_WAKER_NS;
+	if (id >= 0 && stack_count_add(&key, ns)) {
+		__sync_fetch_and_add(&w->waker_stack_ns, ns);
+		return;
+	}
+	__sync_fetch_and_add(&w->wakers_nostack, 1);
+	split_chain(w, from, now, &none, 0, now);
+}
+
+/* ---- scheduler ------------------------------------------------------ */
+
+static __always_inline struct worker_stat *worker_stat_of(__u32 kind)
+{
+	if (kind >= NR_WORKER_KINDS)
+		return NULL;
+	return bpf_map_lookup_elem(&worker_stats, &kind);
+}
+
+static __always_inline void worker_runq(struct worker_stat *ws, __u64 ns)
+{
+	if (!ws)
+		return;
+	__sync_fetch_and_add(&ws->runq_ns, ns);
+	__sync_fetch_and_add(&ws->runq_waits, 1);
+}
+
+static __always_inline int on_sched_waking(__u64 *ctx)
+{
+	struct task_struct *p = (void *)ctx[0];
+	__u32 tid = BPF_CORE_READ(p, pid);
+	__u64 now = bpf_ktime_get_ns();
+	struct thr_wait *t;
+	struct served_worker *wk;
+
+	wk = bpf_map_lookup_elem(&workers, &tid);
+	if (wk && !wk->woke && !wk->on)
+		wk->woke = now;
+	t = bpf_map_lookup_elem(&thr, &tid);
+	if (!t || t->state != THR_BLOCKED)
+		return 0;
+	split_blocked(ctx, t, now);
+	t->state = THR_RUNNABLE;
+	thr_advance(t, now);
+	return 0;
+}
+
+static __always_inline int on_sched_switch(__u64 *ctx)
+{
+	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
+	__u32 ptid = BPF_CORE_READ(prev, pid), ntid = BPF_CORE_READ(next, pid);
+	/* Still TASK_RUNNING: preempted (or yielded), so runnable. */
+	bool runnable = task_state(prev) == 0;
+	__u64 now = bpf_ktime_get_ns(), ns;
+	struct thr_wait *t;
+	struct served_worker *wk;
+	struct done_rec *d;
+	__u32 zero = 0;
+
+	d = bpf_map_lookup_elem(&done, &zero);
+	if (d)
+		d->valid = 0;
+	t = bpf_map_lookup_elem(&thr, &ptid);
+	if (t && t->state == THR_ON_CPU) {
+		struct wait_stat *w = wait_stat_of(t->op);
+
+		ns = thr_advance(t, now);
+		if (w)
+			__sync_fetch_and_add(&w->oncpu_ns, ns);
+		t->state = runnable ? THR_RUNNABLE : THR_BLOCKED;
+	}
+	wk = bpf_map_lookup_elem(&workers, &ptid);
+	if (wk) {
+		if (wk->kind && wk->on && now > wk->last)
+			wk->oncpu += now - wk->last;
+		wk->on = 0;
+		wk->woke = runnable ? now : 0;
+	}
+	t = bpf_map_lookup_elem(&thr, &ntid);
+	if (t && t->state != THR_ON_CPU) {
+		struct wait_stat *w = wait_stat_of(t->op);
+
+		ns = thr_advance(t, now);
+		if (t->state == THR_RUNNABLE) {
+			wait_add(w, LAYER_CPU_WAIT, ns);
+		} else if (w) {
+			/* Woken without a sched_waking we saw. */
+			wait_add(w, LAYER_FS, ns);
+			__sync_fetch_and_add(&w->unresolved_ns, ns);
+		}
+		t->state = THR_ON_CPU;
+	}
+	wk = bpf_map_lookup_elem(&workers, &ntid);
+	if (wk) {
+		if (wk->woke && now > wk->woke) {
+			ns = now - wk->woke;
+			if (wk->kind)
+				worker_runq(worker_stat_of(wk->kind - 1), ns);
+			else
+				wk->pending = ns;
+		}
+		wk->woke = 0;
+		wk->on = 1;
+		wk->last = now;
+	}
+	return 0;
+}
+
+/* On-CPU time of a syscall, split by where its kernel stack is. */
+SEC("perf_event")
+int wait_sample(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct stack_key key = {};
+	struct thr_wait *t;
+	struct wait_stat *w;
+	long id;
+
+	t = bpf_map_lookup_elem(&thr, &tid);
+	if (!t || t->state != THR_ON_CPU)
+		return 0;
+	id = bpf_get_stackid(ctx, &stacks, 0);
+	key.stackid = id;
+	key.op = t->op;
+	key.use = STACK_ONCPU_SAMPLE;
+	if (id >= 0 && stack_count_add(&key, 1))
+		return 0;
+	w = wait_stat_of(t->op);
+	if (w)
+		__sync_fetch_and_add(&w->samples_nostack, 1);
+	return 0;
+}
+
+/* ---- requests and work items ---------------------------------------- */
+
+static __always_inline void wait_rq_complete(__u64 queued, __u64 issued,
+					     __u32 op, __u64 bytes)
+{
+	struct wait_stat *w = wait_stat_of(op);
+	__u32 zero = 0;
+	struct done_rec *d = bpf_map_lookup_elem(&done, &zero);
+
+	if (d) {
+		d->io.queued = queued;
+		d->io.issued = issued;
+		d->pid = (__u32)bpf_get_current_pid_tgid();
+		d->valid = 1;
+	}
+	if (w)
+		__sync_fetch_and_add(&w->dev_bytes, bytes);
+}
+
+/* A crypto work item queued by a completion of ours serves that I/O. */
+static __always_inline void wait_queue_work(__u64 work)
+{
+	__u32 zero = 0;
+	struct done_rec *d = bpf_map_lookup_elem(&done, &zero);
+
+	if (!d || !d->valid || d->pid != (__u32)bpf_get_current_pid_tgid())
+		return;
+	bpf_map_update_elem(&work_io, &work, &d->io, BPF_ANY);
+}
+
+/* Whether a loop work item serves one of the target's devices. */
+static __always_inline bool loop_work_ok(struct work_struct *work,
+					 __u32 flavour)
+{
+	struct loop_device___x *lo;
+	struct loop_worker___x *lw;
+
+	if (!filter_devs || !bpf_core_type_exists(struct loop_device___x))
+		return true;
+	if (flavour == LOOP_ROOTCG) {
+		lo = (void *)work -
+		     bpf_core_field_offset(struct loop_device___x, rootcg_work);
+	} else {
+		lw = (void *)work -
+		     bpf_core_field_offset(struct loop_worker___x, work);
+		lo = BPF_CORE_READ(lw, lo);
+	}
+	return dev_ok(disk_dev(BPF_CORE_READ(lo, lo_disk)));
+}
+
+/* Bytes a crypto work item deciphers, 0 if unknown. */
+static __always_inline __u64 crypt_item_bytes(struct work_struct *work)
+{
+	__u64 func = (__u64)BPF_CORE_READ(work, func), sum = 0;
+	__u32 *kind = bpf_map_lookup_elem(&crypt_funcs, &func);
+	struct dm_crypt_io___x *io;
+	struct bio_vec *vec, bv;
+	struct buffer_head *bh;
+	struct bio *bio;
+	__u16 vcnt;
+
+	if (!kind)
+		return 0;
+	switch (*kind) {
+	case CRYPT_WORK_FSCRYPT_READ:
+		if (!ctx_delta[CRYPT_WORK_FSCRYPT_READ])
+			return 0;
+		/* Completed: bi_iter is spent, the vectors are whole. */
+		bio = ctx_ptr(work, ctx_delta[CRYPT_WORK_FSCRYPT_READ]);
+		vcnt = BPF_CORE_READ(bio, bi_vcnt);
+		vec = BPF_CORE_READ(bio, bi_io_vec);
+		for (int i = 0; i < MAX_BVECS && i < vcnt; i++) {
+			if (bpf_probe_read_kernel(&bv, sizeof(bv), &vec[i]))
+				break;
+			sum += bv.bv_len;
+		}
+		return sum;
+	case CRYPT_WORK_FSCRYPT_BH:
+		if (!ctx_delta[CRYPT_WORK_FSCRYPT_BH])
+			return 0;
+		bh = ctx_ptr(work, ctx_delta[CRYPT_WORK_FSCRYPT_BH]);
+		return BPF_CORE_READ(bh, b_size);
+	case CRYPT_WORK_DMCRYPT:
+		if (!bpf_core_type_exists(struct dm_crypt_io___x))
+			return 0;
+		io = (void *)work -
+		     bpf_core_field_offset(struct dm_crypt_io___x, work);
+		return BPF_CORE_READ(io, base_bio, bi_iter.bi_size);
+	}
+	return 0;
+}
+
+/* A worker starts item `work`; crypt_op: crypt_work_op()'s answer,
+ * queued: when the item was queued (0: not seen). */
+static __always_inline void wait_execute_start(struct work_struct *work,
+					       int crypt_op, __u64 queued,
+					       __u64 now)
+{
+	__u64 func = (__u64)BPF_CORE_READ(work, func), key = (__u64)work;
+	__u32 *val = bpf_map_lookup_elem(&worker_funcs, &func), kind, tid;
+	struct worker_stat *ws;
+	struct io_times *io;
+	struct served_worker *wk, init = {};
+
+	if (!val)
+		return;
+	kind = *val & 0xff;
+	if (kind == WORKER_CRYPT && crypt_op < 0)
+		return;
+	if (kind == WORKER_DEVICE &&
+	    !loop_work_ok(work, *val >> WORKER_FLAVOUR_SHIFT))
+		return;
+	ws = worker_stat_of(kind);
+	if (!ws)
+		return;
+	tid = (__u32)bpf_get_current_pid_tgid();
+	wk = bpf_map_lookup_elem(&workers, &tid);
+	if (!wk) {
+		bpf_map_update_elem(&workers, &tid, &init, BPF_ANY);
+		wk = bpf_map_lookup_elem(&workers, &tid);
+		if (!wk)
+			return;
+	}
+	if (wk->pending)
+		worker_runq(ws, wk->pending);
+	wk->pending = 0;
+	wk->kind = kind + 1;
+	wk->exec = now;
+	wk->queued = queued;
+	wk->last = now;
+	wk->on = 1;
+	wk->oncpu = 0;
+	wk->io.queued = 0;
+	wk->io.issued = 0;
+	wk->bytes = 0;
+	if (kind == WORKER_CRYPT) {
+		io = bpf_map_lookup_elem(&work_io, &key);
+		if (io) {
+			wk->io = *io;
+			bpf_map_delete_elem(&work_io, &key);
+		}
+		wk->bytes = crypt_item_bytes(work);
+	}
+	__sync_fetch_and_add(&ws->items, 1);
+}
+
+static __always_inline void wait_execute_end(__u64 now)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct served_worker *wk = bpf_map_lookup_elem(&workers, &tid);
+	struct worker_stat *ws;
+
+	if (!wk || !wk->kind)
+		return;
+	if (wk->on && now > wk->last)
+		wk->oncpu += now - wk->last;
+	ws = worker_stat_of(wk->kind - 1);
+	if (ws) {
+		__sync_fetch_and_add(&ws->oncpu_ns, wk->oncpu);
+		if (wk->bytes) {
+			__sync_fetch_and_add(&ws->bytes, wk->bytes);
+			__sync_fetch_and_add(&ws->bytes_oncpu_ns, wk->oncpu);
+		}
+	}
+	wk->kind = 0;
+}
+
+#endif /* __WAIT_BPF_H */

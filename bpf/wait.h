@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Types of the wait decomposition (wait.bpf.h) shared with user space.
+ * Included by attrib.h after the layer and op enums.
+ *
+ * Every traced syscall's wall time is cut into intervals at each change of
+ * the calling thread's state -- on a CPU, blocked, runnable -- and each
+ * interval is added to one component, so the components add up to the
+ * syscall time by construction. Blocked intervals are split along the
+ * chain that ended in the wakeup (who woke the caller, and what that
+ * waker was waiting for).
+ */
+#ifndef __WAIT_H
+#define __WAIT_H
+
+/* Kernel stack frames kept per stack id. */
+#define WAIT_STACK_DEPTH 32
+
+/* Per op: key op of the wait_stats array map. */
+struct wait_stat {
+	unsigned long long syscalls;
+	/* Sum of the syscalls' wall times: what ns[], oncpu_ns and
+	 * waker_stack_ns add up to. */
+	unsigned long long total_ns;
+	/* Blocked and runnable time by component, indexed by enum layer:
+	 * fs, crypt-queue, crypt, dm, blk-queue, device, cpu-wait. */
+	unsigned long long ns[NR_LAYERS];
+	/* On a CPU inside the syscall: split into crypt and fs by the CPU
+	 * samples of stack_counts (use STACK_ONCPU_SAMPLE). */
+	unsigned long long oncpu_ns;
+	/* Blocked time whose waker ran no work item and completed no
+	 * request of ours: split by the waker's stack in user space
+	 * (stack_counts, use STACK_WAKER_NS). */
+	unsigned long long waker_stack_ns;
+	/* Part of ns[LAYER_FS] whose waker was not seen at all (woken
+	 * while the tracer missed the event). */
+	unsigned long long unresolved_ns;
+	/* CPU samples that found the caller on a CPU but could not take
+	 * its stack; waker stacks likewise (their ns go to fs). */
+	unsigned long long samples_nostack;
+	unsigned long long wakers_nostack;
+	/* Bytes the target's devices completed for this op. */
+	unsigned long long dev_bytes;
+};
+
+/*
+ * Workers the caller waits on: their own run-queue wait (woken or
+ * preempted, not yet running) and, for crypto work, the CPU time and bytes
+ * that give the cipher's throughput.
+ */
+enum worker_kind {
+	WORKER_CRYPT,  /* crypto work items (crypt_funcs) */
+	WORKER_DEVICE, /* a CPU-served device's worker (loop) */
+	NR_WORKER_KINDS,
+};
+
+/* worker_funcs values: enum worker_kind in the low byte, a flavour above
+ * saying where the work item is embedded. */
+#define WORKER_FLAVOUR_SHIFT 8
+#define LOOP_ROOTCG	     1 /* loop_rootcg_workfn: work in loop_device */
+#define LOOP_WORKER	     2 /* loop_workfn: work in loop_worker */
+
+struct worker_stat {
+	unsigned long long items;
+	unsigned long long runq_ns;
+	unsigned long long runq_waits;
+	unsigned long long oncpu_ns;
+	/* Bytes of the items whose size is known, and their CPU time. */
+	unsigned long long bytes;
+	unsigned long long bytes_oncpu_ns;
+};
+
+enum stack_use {
+	STACK_ONCPU_SAMPLE, /* value: samples */
+	STACK_WAKER_NS,	    /* value: ns of blocked time */
+};
+
+struct stack_key {
+	unsigned int stackid;
+	unsigned short op;
+	unsigned short use;
+};
+
+#endif /* __WAIT_H */

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The wait decomposition on hand-built snapshots: the components add up
+ * to the syscalls' time, CPU samples and waker stacks split it as they
+ * should, the added time between two targets is taken component by
+ * component, and the verdict names what dominates -- decryption on an
+ * fscrypt-like snapshot, the device on a plain one, CPU contention when
+ * the caller or the loop worker waits for a CPU.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "trace/trace.h"
+
+#define US 1000ull
+#define MS 1000000ull
+
+/* n read syscalls whose blocked and runnable time is comps[] (by layer),
+ * plus oncpu of CPU time sampled `samples` times, `crypt` of them in
+ * crypto code, plus waker_ns split by waker stacks, crypt_waker of it in
+ * crypto code. total_ns is what the kernel side would measure: the sum. */
+static void snap_reads(struct wait_snapshot *ws, uint64_t n,
+		       const uint64_t comps[NR_LAYERS], uint64_t oncpu,
+		       uint64_t samples, uint64_t crypt, uint64_t waker_ns,
+		       uint64_t crypt_waker)
+{
+	struct wait_stat *w = &ws->ops[EB_OP_READ];
+
+	memset(ws, 0, sizeof(*ws));
+	ws->available = true;
+	ws->sampled = true;
+	ws->nr_cpus = 2;
+	snprintf(ws->source, sizeof(ws->source), "test");
+	w->syscalls = n;
+	for (int l = 0; l < NR_LAYERS; l++) {
+		w->ns[l] = comps[l];
+		w->total_ns += comps[l];
+	}
+	w->oncpu_ns = oncpu;
+	w->waker_stack_ns = waker_ns;
+	w->total_ns += oncpu + waker_ns;
+	ws->samples[EB_OP_READ] = samples;
+	ws->crypt_samples[EB_OP_READ] = crypt;
+	ws->waker_crypt_ns[EB_OP_READ] = crypt_waker;
+}
+
+static void test_components_add_up(void **state)
+{
+	uint64_t comps[NR_LAYERS] = {
+		[LAYER_FS] = 3 * MS,	 [LAYER_CRYPT_QUEUE] = 1 * MS,
+		[LAYER_CRYPT] = 40 * MS, [LAYER_BLK_QUEUE] = 100 * US,
+		[LAYER_DEVICE] = 4 * MS, [LAYER_CPU_WAIT] = 7 * MS,
+	};
+	struct wait_snapshot ws;
+	struct wait_result r;
+
+	(void)state;
+	/* 10 ms on a CPU, 1 sample in 4 in crypto code; 2 ms woken by a
+	 * waker in crypto code, 1 ms by another. */
+	snap_reads(&ws, 10, comps, 10 * MS, 40, 10, 3 * MS, 2 * MS);
+	wait_result_from(&ws, EB_OP_READ, &r);
+	assert_true(r.available);
+	assert_int_equal(r.syscalls, 10);
+	assert_true(wait_sum_ns(&r) == r.total_ns);
+	assert_true(r.oncpu_crypt_ns == 2500 * US);
+	assert_true(r.ns[LAYER_CRYPT] == 40 * MS + 2500 * US + 2 * MS);
+	assert_true(r.ns[LAYER_FS] == 3 * MS + 7500 * US + 1 * MS);
+	assert_true(r.ns[LAYER_CPU_WAIT] == 7 * MS);
+	assert_int_equal(r.ns[LAYER_SYSCALL], 0);
+	/* Binomial error of 10 in 40 on 10 ms: about 0.7 ms. */
+	assert_in_range(r.sampling_err_ns, 600 * US, 800 * US);
+	assert_int_equal(r.nr_cpus, 2);
+}
+
+static void test_no_samples_is_uncertain(void **state)
+{
+	uint64_t comps[NR_LAYERS] = {[LAYER_DEVICE] = 5 * MS};
+	struct wait_snapshot ws;
+	struct wait_result r;
+
+	(void)state;
+	snap_reads(&ws, 1, comps, 300 * US, 0, 0, 0, 0);
+	wait_result_from(&ws, EB_OP_READ, &r);
+	assert_true(wait_sum_ns(&r) == r.total_ns);
+	assert_true(r.ns[LAYER_FS] == 300 * US);
+	assert_true(r.sampling_err_ns == 300 * US);
+	/* Not traced at all: nothing is made up. */
+	ws.available = false;
+	wait_result_from(&ws, EB_OP_READ, &r);
+	assert_false(r.available);
+	assert_int_equal(wait_sum_ns(&r), 0);
+	assert_non_null(strstr(r.source, "unavailable"));
+}
+
+static void test_added_time(void **state)
+{
+	uint64_t plain[NR_LAYERS] = {[LAYER_FS] = 10 * MS,
+				     [LAYER_DEVICE] = 70 * MS,
+				     [LAYER_CPU_WAIT] = 20 * MS};
+	uint64_t enc[NR_LAYERS] = {[LAYER_FS] = 40 * MS,
+				   [LAYER_CRYPT] = 750 * MS,
+				   [LAYER_DEVICE] = 40 * MS,
+				   [LAYER_CPU_WAIT] = 370 * MS};
+	double added[NR_LAYERS], group[NR_WAIT_GROUPS];
+	struct wait_snapshot ws;
+	struct wait_result b, t;
+
+	(void)state;
+	snap_reads(&ws, 100, plain, 0, 0, 0, 0, 0);
+	wait_result_from(&ws, EB_OP_READ, &b);
+	snap_reads(&ws, 100, enc, 0, 0, 0, 0, 0);
+	wait_result_from(&ws, EB_OP_READ, &t);
+	/* Per read: 12 ms against 1 ms. */
+	assert_float_equal(wait_added(&t, &b, added), 11.0 * MS, 1);
+	assert_float_equal(added[LAYER_CRYPT], 7.5 * MS, 1);
+	assert_float_equal(added[LAYER_DEVICE], -0.3 * MS, 1);
+	assert_float_equal(added[LAYER_CPU_WAIT], 3.5 * MS, 1);
+	assert_float_equal(added[LAYER_FS], 0.3 * MS, 1);
+	assert_int_equal(wait_dominant(added, group), 0 /* crypto */);
+	/* Without a baseline it is the target's own time. */
+	assert_float_equal(wait_added(&t, NULL, added), 12.0 * MS, 1);
+	assert_float_equal(added[LAYER_CRYPT], 7.5 * MS, 1);
+}
+
+static void attribution(struct attribution *a, const char *target,
+			const uint64_t comps[NR_LAYERS], uint64_t n)
+{
+	struct wait_snapshot ws;
+
+	memset(a, 0, sizeof(*a));
+	snprintf(a->target, sizeof(a->target), "%s", target);
+	snprintf(a->workload, sizeof(a->workload), "dd");
+	a->op = EB_OP_READ;
+	snap_reads(&ws, n, comps, 0, 0, 0, 0, 0);
+	wait_result_from(&ws, EB_OP_READ, &a->wait);
+}
+
+static void fscrypt_info(struct target_info *t)
+{
+	memset(t, 0, sizeof(*t));
+	snprintf(t->name, sizeof(t->name), "fscrypt");
+	snprintf(t->kind, sizeof(t->kind), "fscrypt");
+	t->encrypted = true;
+	snprintf(t->encryption.contents_cipher,
+		 sizeof(t->encryption.contents_cipher), "xts(aes)");
+	snprintf(t->encryption.driver, sizeof(t->encryption.driver),
+		 "xts(ecb(aes-fixed-time))");
+}
+
+static void test_verdict_crypto_on_added_time(void **state)
+{
+	uint64_t plain[NR_LAYERS] = {[LAYER_FS] = 10 * MS,
+				     [LAYER_DEVICE] = 70 * MS,
+				     [LAYER_CPU_WAIT] = 20 * MS};
+	/* The device looks slower on the encrypted target (its worker
+	 * waits behind decryption), but decryption is the added time. */
+	uint64_t enc[NR_LAYERS] = {[LAYER_FS] = 40 * MS,
+				   [LAYER_CRYPT_QUEUE] = 100 * MS,
+				   [LAYER_CRYPT] = 650 * MS,
+				   [LAYER_DEVICE] = 300 * MS,
+				   [LAYER_CPU_WAIT] = 110 * MS};
+	struct attribution a, b;
+	struct target_info t;
+	struct verdict v;
+
+	(void)state;
+	attribution(&b, "plain", plain, 100);
+	attribution(&a, "fscrypt", enc, 100);
+	fscrypt_info(&t);
+	verdict_wait(&a, &b, &t, true, &v);
+	assert_non_null(strstr(v.summary, "slower on fscrypt than on plain"));
+	assert_non_null(strstr(v.summary, "+11.0 ms per read"));
+	assert_non_null(strstr(v.summary, "7.5 ms of the extra is waiting "
+					  "for decryption"));
+	/* AES instructions but a software driver: said so. */
+	assert_non_null(strstr(v.summary, "no accelerated driver"));
+	assert_non_null(strstr(v.evidence[0], "crypt +6.5 ms"));
+	assert_non_null(
+		strstr(v.evidence[v.nr_evidence - 2], "add up to 100.0 %"));
+	/* Without AES instructions it says that instead. */
+	verdict_wait(&a, &b, &t, false, &v);
+	assert_non_null(strstr(v.summary, "the CPU has no AES instructions"));
+}
+
+static void test_verdict_device_and_contention(void **state)
+{
+	uint64_t plain[NR_LAYERS] = {[LAYER_FS] = 10 * MS,
+				     [LAYER_DEVICE] = 70 * MS,
+				     [LAYER_CPU_WAIT] = 20 * MS};
+	uint64_t busy[NR_LAYERS] = {[LAYER_FS] = 10 * MS,
+				    [LAYER_DEVICE] = 70 * MS,
+				    [LAYER_CPU_WAIT] = 200 * MS};
+	struct attribution a;
+	struct verdict v;
+
+	(void)state;
+	attribution(&a, "plain", plain, 100);
+	a.layers[LAYER_DEVICE].count = 200;
+	a.layers[LAYER_DEVICE].mean_ns = 400 * US;
+	a.wait.workers[WORKER_DEVICE].runq_ns = 200 * 50 * US;
+	verdict_wait(&a, NULL, NULL, true, &v);
+	assert_non_null(strstr(v.summary, "reads are device-bound: 70 %"));
+	assert_null(strstr(v.summary, "CPU contention"));
+	/* The loop worker waiting 300 us of each 400 us request: the
+	 * device time is CPU contention, and the verdict says so. */
+	a.wait.workers[WORKER_DEVICE].runq_ns = 200 * 300 * US;
+	verdict_wait(&a, NULL, NULL, true, &v);
+	assert_non_null(strstr(v.summary, "inflated by CPU contention"));
+	assert_non_null(strstr(v.summary, "waited 300.0 us per request"));
+	/* The caller itself runnable most of the time. */
+	attribution(&a, "plain", busy, 100);
+	verdict_wait(&a, NULL, NULL, true, &v);
+	assert_non_null(strstr(v.summary, "bound by CPU contention: 71 %"));
+}
+
+static void test_verdict_not_slower(void **state)
+{
+	uint64_t t1[NR_LAYERS] = {[LAYER_DEVICE] = 70 * MS};
+	uint64_t t2[NR_LAYERS] = {[LAYER_DEVICE] = 60 * MS};
+	struct attribution a, b;
+	struct verdict v;
+
+	(void)state;
+	attribution(&b, "plain", t1, 100);
+	attribution(&a, "other", t2, 100);
+	/* Faster than the baseline: its own time, no "slower". */
+	verdict_wait(&a, &b, NULL, true, &v);
+	assert_null(strstr(v.summary, "slower"));
+	assert_non_null(strstr(v.summary, "device-bound: 100 %"));
+	/* Nothing measured. */
+	memset(&a.wait, 0, sizeof(a.wait));
+	a.wait.available = true;
+	verdict_wait(&a, NULL, NULL, true, &v);
+	assert_non_null(strstr(v.summary, "no time was measured"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_components_add_up),
+		cmocka_unit_test(test_no_samples_is_uncertain),
+		cmocka_unit_test(test_added_time),
+		cmocka_unit_test(test_verdict_crypto_on_added_time),
+		cmocka_unit_test(test_verdict_device_and_contention),
+		cmocka_unit_test(test_verdict_not_slower),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The wait decomposition in results.json: an attribution's "wait" object,
+ * written and read back by the one JSON path. Components are keyed by
+ * layer name under "ns"; workers by kind under "workers".
+ */
+#include <string.h>
+
+#include "report_priv.h"
+#include "report.h"
+
+static const char *const worker_names[NR_WORKER_KINDS] = {
+	[WORKER_CRYPT] = "crypt",
+	[WORKER_DEVICE] = "device",
+};
+
+static struct json_object *workers_json(const struct wait_result *w)
+{
+	struct json_object *o = json_object_new_object();
+	int err = !o;
+
+	for (int k = 0; !err && k < NR_WORKER_KINDS; k++) {
+		struct json_object *e = json_object_new_object();
+
+		err |= !e;
+		err |= jadd_u64(e, "items", w->workers[k].items);
+		err |= jadd_u64(e, "runq_ns", w->workers[k].runq_ns);
+		err |= jadd_u64(e, "runq_waits", w->workers[k].runq_waits);
+		err |= jadd_u64(e, "oncpu_ns", w->workers[k].oncpu_ns);
+		err |= jadd_u64(e, "bytes", w->workers[k].bytes);
+		err |= jadd_u64(e, "bytes_oncpu_ns",
+				w->workers[k].bytes_oncpu_ns);
+		err |= jadd(o, worker_names[k], e);
+	}
+	if (err) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+struct json_object *report_wait_json(const struct wait_result *w)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *ns = json_object_new_object();
+	int err = !o || !ns;
+
+	for (int l = LAYER_FS; !err && l < NR_LAYERS; l++)
+		err |= jadd_u64(ns, layer_name(l), w->ns[l]);
+	err |= jadd_bool(o, "available", w->available);
+	err |= jadd_str(o, "source", w->source);
+	err |= jadd_u64(o, "syscalls", w->syscalls);
+	err |= jadd_u64(o, "total_ns", w->total_ns);
+	err |= jadd(o, "ns", ns);
+	ns = NULL;
+	err |= jadd_u64(o, "oncpu_ns", w->oncpu_ns);
+	err |= jadd_u64(o, "oncpu_crypt_ns", w->oncpu_crypt_ns);
+	err |= jadd_u64(o, "samples", w->samples);
+	err |= jadd_u64(o, "crypt_samples", w->crypt_samples);
+	err |= jadd_u64(o, "sampling_err_ns", w->sampling_err_ns);
+	err |= jadd_u64(o, "unresolved_ns", w->unresolved_ns);
+	err |= jadd_u64(o, "dev_bytes", w->dev_bytes);
+	err |= jadd_int(o, "nr_cpus", w->nr_cpus);
+	err |= jadd(o, "workers", workers_json(w));
+	if (err) {
+		json_object_put(ns);
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Absent in results.json from before the decomposition: not available. */
+void report_wait_from(int *err, struct json_object *parent,
+		      struct wait_result *w)
+{
+	struct json_object *o = jget_object(err, parent, "wait"), *ns, *ks;
+
+	memset(w, 0, sizeof(*w));
+	if (!o)
+		return;
+	jget_bool(err, o, "available", &w->available);
+	jget_str(err, o, "source", w->source, sizeof(w->source));
+	jget_u64(err, o, "syscalls", &w->syscalls);
+	jget_u64(err, o, "total_ns", &w->total_ns);
+	ns = jget_object(err, o, "ns");
+	for (int l = LAYER_FS; ns && l < NR_LAYERS; l++)
+		jget_u64(err, ns, layer_name(l), &w->ns[l]);
+	jget_u64(err, o, "oncpu_ns", &w->oncpu_ns);
+	jget_u64(err, o, "oncpu_crypt_ns", &w->oncpu_crypt_ns);
+	jget_u64(err, o, "samples", &w->samples);
+	jget_u64(err, o, "crypt_samples", &w->crypt_samples);
+	jget_u64(err, o, "sampling_err_ns", &w->sampling_err_ns);
+	jget_u64(err, o, "unresolved_ns", &w->unresolved_ns);
+	jget_u64(err, o, "dev_bytes", &w->dev_bytes);
+	jget_int(err, o, "nr_cpus", &w->nr_cpus);
+	ks = jget_object(err, o, "workers");
+	for (int k = 0; ks && k < NR_WORKER_KINDS; k++) {
+		struct json_object *e = jget_object(err, ks, worker_names[k]);
+
+		if (!e)
+			continue;
+		jget_u64(err, e, "items", &w->workers[k].items);
+		jget_u64(err, e, "runq_ns", &w->workers[k].runq_ns);
+		jget_u64(err, e, "runq_waits", &w->workers[k].runq_waits);
+		jget_u64(err, e, "oncpu_ns", &w->workers[k].oncpu_ns);
+		jget_u64(err, e, "bytes", &w->workers[k].bytes);
+		jget_u64(err, e, "bytes_oncpu_ns",
+			 &w->workers[k].bytes_oncpu_ns);
+	}
+}

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The wait decomposition in the text report: per component, the time per
+ * syscall and its share of the caller's time -- shares that add up to
+ * 100 %, unlike the per-item latency table above it -- then the workers'
+ * own run-queue waits.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "report_priv.h"
+#include "report.h"
+
+static const char *fmt_per(double ns, char *buf, size_t len)
+{
+	if (ns >= 1e6)
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	else if (ns >= 1e3)
+		snprintf(buf, len, "%.1f us", ns / 1e3);
+	else
+		snprintf(buf, len, "%.0f ns", ns);
+	return buf;
+}
+
+static void print_worker(const char *what, const char *per_what,
+			 uint64_t waited, uint64_t per, uint64_t items,
+			 FILE *out)
+{
+	char b[32];
+
+	if (!items)
+		return;
+	fprintf(out,
+		"  %s (whole phase): %" PRIu64
+		" items, waited %s per %s for a CPU\n",
+		what, items,
+		fmt_per(per ? (double)waited / per : 0, b, sizeof(b)),
+		per_what);
+}
+
+void report_print_wait(const struct attribution *a, FILE *out)
+{
+	const struct wait_result *w = &a->wait;
+	double calls = (double)(w->syscalls ? w->syscalls : 1);
+	uint64_t sum = 0;
+	char b[32], e[32];
+
+	if (!w->available) {
+		fprintf(out, "  what the caller waited for: %s\n",
+			w->source[0] ? w->source : "unavailable");
+		return;
+	}
+	fprintf(out,
+		"  what the caller waited for (shares of %" PRIu64 " calls' "
+		"time; they add up):\n",
+		w->syscalls);
+	for (int l = LAYER_FS; l < NR_LAYERS; l++) {
+		sum += w->ns[l];
+		if (!w->ns[l])
+			continue;
+		fprintf(out, "  %-12s %10s per call %6.1f %%\n", layer_name(l),
+			fmt_per((double)w->ns[l] / calls, b, sizeof(b)),
+			w->total_ns
+				? 100.0 * (double)w->ns[l] / (double)w->total_ns
+				: 0.0);
+	}
+	fprintf(out,
+		"  sum %.1f %% of the calls' time; on a CPU %s per call, "
+		"split by %" PRIu64 " samples (+-%s)\n",
+		w->total_ns ? 100.0 * (double)sum / (double)w->total_ns : 0.0,
+		fmt_per((double)w->oncpu_ns / calls, b, sizeof(b)), w->samples,
+		fmt_per((double)w->sampling_err_ns / calls, e, sizeof(e)));
+	if (w->unresolved_ns)
+		fprintf(out, "  waker not followed: %s per call (in fs)\n",
+			fmt_per((double)w->unresolved_ns / calls, b,
+				sizeof(b)));
+	print_worker("crypto workers", "item", w->workers[WORKER_CRYPT].runq_ns,
+		     w->workers[WORKER_CRYPT].items,
+		     w->workers[WORKER_CRYPT].items, out);
+	print_worker("loop worker", "request",
+		     w->workers[WORKER_DEVICE].runq_ns,
+		     a->layers[LAYER_DEVICE].count,
+		     w->workers[WORKER_DEVICE].items, out);
+	fprintf(out, "  source: %s\n", w->source);
+}

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The verdict from the wait decomposition: what the caller waited for,
+ * and on an encrypted target what it waited for in ADDITION to the
+ * baseline, component by component, followed by the chain of evidence
+ * (cipher driver, workqueue, CPU contention, caveats, ceilings). Pure: it
+ * formats a struct verdict from attributions.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "trace.h"
+
+/* What a caller waits for, grouped as the verdict names it: crypt-queue
+ * and crypt are both waiting for decryption. */
+enum wait_group {
+	G_CRYPTO,
+	G_DEVICE,
+	G_BLK_QUEUE,
+	G_DM,
+	G_FS,
+	G_CPU,
+	NR_GROUPS,
+};
+
+_Static_assert(NR_GROUPS == NR_WAIT_GROUPS, "trace.h's NR_WAIT_GROUPS");
+
+static const char *const group_what[NR_GROUPS] = {
+	[G_CRYPTO] = "waiting for encryption work", /* see group_what_op */
+	[G_DEVICE] = "waiting for the device",
+	[G_BLK_QUEUE] = "waiting in the block queue",
+	[G_DM] = "waiting in device-mapper",
+	[G_FS] = "in the file system (page cache, journal, locks)",
+	[G_CPU] = "CPU contention: runnable, waiting for a CPU",
+};
+
+/* Reads wait for decryption, writes for encryption. */
+static const char *group_what_op(int g, int op)
+{
+	if (g == G_CRYPTO)
+		return op == EB_OP_READ ? "waiting for decryption"
+					: "waiting for encryption";
+	return group_what[g];
+}
+
+static const char *const group_bound[NR_GROUPS] = {
+	[G_CRYPTO] = "crypto-bound",
+	[G_DEVICE] = "device-bound",
+	[G_BLK_QUEUE] = "block-queue-bound",
+	[G_DM] = "device-mapper-bound",
+	[G_FS] = "filesystem-bound",
+	[G_CPU] = "bound by CPU contention",
+};
+
+static int group_of(int layer)
+{
+	switch (layer) {
+	case LAYER_CRYPT:
+	case LAYER_CRYPT_QUEUE:
+		return G_CRYPTO;
+	case LAYER_DEVICE:
+		return G_DEVICE;
+	case LAYER_BLK_QUEUE:
+		return G_BLK_QUEUE;
+	case LAYER_DM:
+		return G_DM;
+	case LAYER_CPU_WAIT:
+		return G_CPU;
+	}
+	return G_FS;
+}
+
+/* "850 ns", "12.3 us", "1.9 ms", "2.31 s"; negative with a sign. */
+static void fmt_dns(char *buf, size_t len, double ns)
+{
+	const char *sign = ns < 0 ? "-" : "";
+	double v = ns < 0 ? -ns : ns;
+
+	if (v < 1e3)
+		snprintf(buf, len, "%s%.0f ns", sign, v);
+	else if (v < 1e6)
+		snprintf(buf, len, "%s%.1f us", sign, v / 1e3);
+	else if (v < 1e9)
+		snprintf(buf, len, "%s%.1f ms", sign, v / 1e6);
+	else
+		snprintf(buf, len, "%s%.2f s", sign, v / 1e9);
+}
+
+static void fmt_rate(char *buf, size_t len, double bytes_per_s)
+{
+	if (bytes_per_s >= 1e9)
+		snprintf(buf, len, "%.2f GB/s", bytes_per_s / 1e9);
+	else
+		snprintf(buf, len, "%.1f MB/s", bytes_per_s / 1e6);
+}
+
+static void add_ev(struct verdict *v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void add_ev(struct verdict *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (v->nr_evidence >= MAX_EVIDENCE)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(v->evidence[v->nr_evidence++], DETAIL_LEN, fmt, ap);
+	va_end(ap);
+}
+
+int wait_dominant(const double ns[NR_LAYERS], double group[NR_WAIT_GROUPS])
+{
+	int dom = -1;
+
+	for (int g = 0; g < NR_GROUPS; g++)
+		group[g] = 0.0;
+	for (int l = LAYER_FS; l < NR_LAYERS; l++)
+		group[group_of(l)] += ns[l];
+	for (int g = 0; g < NR_GROUPS; g++)
+		if (group[g] > 0 && (dom < 0 || group[g] > group[dom]))
+			dom = g;
+	return dom;
+}
+
+/* The device worker's run-queue wait per request, in ns; 0 if none. */
+static double worker_wait_per_rq(const struct attribution *a)
+{
+	uint64_t rqs = a->layers[LAYER_DEVICE].count;
+
+	if (!rqs)
+		return 0.0;
+	return (double)a->wait.workers[WORKER_DEVICE].runq_ns / (double)rqs;
+}
+
+/* Whether the device's own worker waiting for a CPU is a large part of
+ * the device time: then "device-bound" would send the reader shopping
+ * for a faster disk. A quarter is where it stops being noise. */
+static bool device_inflated(const struct attribution *a)
+{
+	double per_rq = worker_wait_per_rq(a);
+
+	return a->layers[LAYER_DEVICE].mean_ns &&
+	       per_rq >= 0.25 * (double)a->layers[LAYER_DEVICE].mean_ns;
+}
+
+static void inflation_clause(const struct attribution *a, char *buf, size_t len)
+{
+	char w[32];
+	double per_rq = worker_wait_per_rq(a);
+
+	fmt_dns(w, sizeof(w), per_rq);
+	snprintf(buf, len,
+		 "; device time is inflated by CPU contention: the loop "
+		 "worker waited %s per request for a CPU (%.0f %% of the "
+		 "device time)",
+		 w, 100.0 * per_rq / (double)a->layers[LAYER_DEVICE].mean_ns);
+}
+
+static void cipher_clause(const struct target_info *t, bool cpu_aes, char *buf,
+			  size_t len)
+{
+	const char *drv = t->encryption.driver[0] ? t->encryption.driver
+						  : "an unknown driver";
+
+	if (t->encryption.hw_accel)
+		snprintf(buf, len, " (cipher driver %s uses hardware AES)",
+			 drv);
+	else if (cpu_aes)
+		snprintf(buf, len,
+			 " (cipher driver %s is software AES: the CPU has AES "
+			 "instructions but no accelerated driver is loaded)",
+			 drv);
+	else
+		snprintf(buf, len,
+			 " (cipher driver %s is software AES; the CPU has no "
+			 "AES instructions)",
+			 drv);
+}
+
+static void summary(const struct attribution *a, const struct attribution *b,
+		    const struct target_info *t, bool cpu_aes, int dom,
+		    const double group[NR_GROUPS], double total,
+		    struct verdict *out)
+{
+	const char *opn = op_name(a->op), *ops = op_plural(a->op);
+	char tail[320] = "", x[32], y[32];
+
+	if (dom == G_CRYPTO && t && t->encrypted)
+		cipher_clause(t, cpu_aes, tail, sizeof(tail));
+	else if (dom == G_DEVICE && device_inflated(a))
+		inflation_clause(a, tail, sizeof(tail));
+	fmt_dns(x, sizeof(x), group[dom]);
+	fmt_dns(y, sizeof(y), total);
+	if (b) {
+		double base = (double)b->wait.total_ns /
+			      (double)(b->wait.syscalls ? b->wait.syscalls : 1);
+
+		snprintf(out->summary, sizeof(out->summary),
+			 "%s are %.0f %% slower on %s than on %s (+%s per %s): "
+			 "%s of the extra is %s%s",
+			 ops, base > 0 ? 100.0 * total / base : 0.0, a->target,
+			 b->target, y, opn, x, group_what_op(dom, a->op), tail);
+	} else {
+		snprintf(out->summary, sizeof(out->summary),
+			 "%s are %s: %.0f %% of %s time (%s of %s per %s) is "
+			 "%s%s",
+			 ops, group_bound[dom],
+			 total > 0 ? 100.0 * group[dom] / total : 0.0, opn, x,
+			 y, opn, group_what_op(dom, a->op), tail);
+	}
+}
+
+static void components_line(struct verdict *out, const char *what,
+			    const char *opn, const double ns[NR_LAYERS],
+			    double total)
+{
+	bool added = !strcmp(what, "added");
+	char line[DETAIL_LEN], v[32];
+	size_t n;
+
+	fmt_dns(v, sizeof(v), total);
+	n = snprintf(line, sizeof(line), "%s %s per %s:", what, v, opn);
+	for (int l = LAYER_FS; l < NR_LAYERS && n < sizeof(line); l++) {
+		if (ns[l] > -0.5 && ns[l] < 0.5)
+			continue;
+		fmt_dns(v, sizeof(v), ns[l]);
+		n += snprintf(line + n, sizeof(line) - n, " %s %s%s",
+			      layer_name(l), ns[l] > 0 && added ? "+" : "", v);
+	}
+	add_ev(out, "%s", line);
+}
+
+static void contention_line(const struct attribution *a,
+			    const struct attribution *b, const char *opn,
+			    struct verdict *out)
+{
+	const struct wait_result *w = &a->wait;
+	double cw =
+		w->syscalls ? (double)w->ns[LAYER_CPU_WAIT] / w->syscalls : 0.0;
+	double cr = w->workers[WORKER_CRYPT].items
+			    ? (double)w->workers[WORKER_CRYPT].runq_ns /
+				      w->workers[WORKER_CRYPT].items
+			    : 0.0;
+	char c1[32], c2[32], c3[32], c4[32] = "";
+
+	fmt_dns(c1, sizeof(c1), cw);
+	fmt_dns(c2, sizeof(c2), cr);
+	fmt_dns(c3, sizeof(c3), worker_wait_per_rq(a));
+	if (b)
+		fmt_dns(c4, sizeof(c4), worker_wait_per_rq(b));
+	add_ev(out,
+	       "CPU contention: the caller was runnable %s per %s; crypto "
+	       "workers waited %s per item for a CPU (%llu items); the loop "
+	       "worker %s per request%s%s%s",
+	       c1, opn, c2, (unsigned long long)w->workers[WORKER_CRYPT].items,
+	       c3, b ? " (" : "", b ? c4 : "", b ? " on the baseline)" : "");
+}
+
+static void ceilings_line(const struct attribution *a,
+			  const struct attribution *b, struct verdict *out)
+{
+	const struct wait_result *w = &a->wait;
+	char cpu1[32], all[32], dev[32] = "", got[32];
+	const struct attribution *d = b ? b : a;
+	double sc_s = (double)a->layers[LAYER_SYSCALL].busy_ns / 1e9;
+	double dev_s = (double)d->layers[LAYER_DEVICE].busy_ns / 1e9;
+
+	if (!w->workers[WORKER_CRYPT].bytes ||
+	    !w->workers[WORKER_CRYPT].bytes_oncpu_ns)
+		return;
+	fmt_rate(cpu1, sizeof(cpu1),
+		 (double)w->workers[WORKER_CRYPT].bytes /
+			 ((double)w->workers[WORKER_CRYPT].bytes_oncpu_ns /
+			  1e9));
+	fmt_rate(all, sizeof(all),
+		 (double)w->workers[WORKER_CRYPT].bytes /
+			 ((double)w->workers[WORKER_CRYPT].bytes_oncpu_ns /
+			  1e9) *
+			 (w->nr_cpus > 0 ? w->nr_cpus : 1));
+	if (dev_s > 0 && d->wait.dev_bytes)
+		fmt_rate(dev, sizeof(dev), (double)d->wait.dev_bytes / dev_s);
+	fmt_rate(got, sizeof(got), sc_s > 0 ? (double)w->dev_bytes / sc_s : 0);
+	add_ev(out,
+	       "ceilings: the cipher deciphers %s per CPU inside crypto work "
+	       "(%s on all %d CPUs)%s%s%s; this target moved %s while in "
+	       "the syscalls",
+	       cpu1, all, w->nr_cpus > 0 ? w->nr_cpus : 1,
+	       dev[0] ? ", the device " : "", dev,
+	       dev[0] ? (b ? " per busy second on the baseline" : "") : "",
+	       got);
+}
+
+static void workqueue_line(const struct attribution *a,
+			   const struct target_info *t, struct verdict *out)
+{
+	const struct wait_result *w = &a->wait;
+	char per[32];
+	const char *wq = "a workqueue";
+
+	if (!w->workers[WORKER_CRYPT].items)
+		return;
+	if (t && !strcmp(t->kind, "fscrypt"))
+		wq = "fscrypt_read_queue (WQ_UNBOUND | WQ_HIGHPRI: it runs "
+		     "before normal work, the loop worker's included)";
+	else if (t && !strcmp(t->kind, "luks2"))
+		wq = "dm-crypt's kcryptd workqueue";
+	fmt_dns(per, sizeof(per),
+		(double)w->workers[WORKER_CRYPT].oncpu_ns /
+			w->workers[WORKER_CRYPT].items);
+	add_ev(out, "decryption runs on %s: %llu items, %s on a CPU per item",
+	       wq, (unsigned long long)w->workers[WORKER_CRYPT].items, per);
+}
+
+void verdict_wait(const struct attribution *a, const struct attribution *b,
+		  const struct target_info *t, bool cpu_aes,
+		  struct verdict *out)
+{
+	const char *opn = op_name(a->op);
+	double added[NR_LAYERS], group[NR_WAIT_GROUPS], total;
+	const struct wait_result *w = &a->wait;
+	char v1[32], v2[32];
+	int dom;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->target, sizeof(out->target), "%s", a->target);
+	snprintf(out->workload, sizeof(out->workload), "%s", a->workload);
+	out->op = a->op;
+	if (b && (!b->wait.available || !b->wait.syscalls))
+		b = NULL;
+	total = wait_added(w, b ? &b->wait : NULL, added);
+	dom = wait_dominant(added, group);
+	if (b && (dom < 0 || total <= 0)) {
+		/* Not slower than the baseline: say what it waits for. */
+		b = NULL;
+		total = wait_added(w, NULL, added);
+		dom = wait_dominant(added, group);
+	}
+	if (!w->syscalls || dom < 0) {
+		snprintf(out->summary, sizeof(out->summary),
+			 "%ss: no time was measured", opn);
+		return;
+	}
+	summary(a, b, t, cpu_aes, dom, group, total, out);
+
+	if (b) {
+		double own[NR_LAYERS];
+
+		components_line(out, "added", opn, added, total);
+		wait_added(w, NULL, own);
+		components_line(out, "waits", opn, own,
+				(double)w->total_ns / w->syscalls);
+	} else {
+		components_line(out, "waits", opn, added, total);
+	}
+	if (t && t->encrypted) {
+		char c[320];
+
+		cipher_clause(t, cpu_aes, c, sizeof(c));
+		add_ev(out, "cipher %s%s",
+		       t->encryption.contents_cipher[0]
+			       ? t->encryption.contents_cipher
+			       : "unknown",
+		       c);
+	}
+	/* Crypto workers are counted per phase, not per op: they are the
+	 * read side's (decrypt work), dm-crypt's writes aside. */
+	if (a->op == EB_OP_READ)
+		workqueue_line(a, t, out);
+	contention_line(a, b, opn, out);
+	for (int i = 0; t && i < t->nr_notes; i++)
+		if (strstr(t->notes[i], "O_DIRECT"))
+			add_ev(out, "%s", t->notes[i]);
+	if (a->op == EB_OP_READ)
+		ceilings_line(a, b, out);
+	fmt_dns(v1, sizeof(v1), (double)w->sampling_err_ns / w->syscalls);
+	fmt_dns(v2, sizeof(v2), (double)w->unresolved_ns / w->syscalls);
+	add_ev(out,
+	       "closure: the components add up to %.1f %% of %s time "
+	       "(on-CPU split by %llu samples, +-%s per %s; waker not "
+	       "followed: %s per %s, in fs)",
+	       w->total_ns
+		       ? 100.0 * (double)wait_sum_ns(w) / (double)w->total_ns
+		       : 0.0,
+	       opn, (unsigned long long)w->samples, v1, opn, v2, opn);
+	add_ev(out,
+	       "per-item latencies (device mean per request, crypt per work "
+	       "item) are in the histograms: they overlap, they are not "
+	       "shares of the caller's time");
+}

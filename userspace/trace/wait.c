@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The wait decomposition's user-space half (the BPF half is
+ * bpf/wait.bpf.h): which work functions are workers the caller waits on,
+ * the CPU-clock sampling that splits on-CPU time, and, at the end of a
+ * phase, the counters with every sampled stack classified as crypto code
+ * or not from the addresses of the crypto functions in /proc/kallsyms.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "trace.h" /* first: the skeleton needs attrib.h's types */
+#include "attrib.skel.h"
+#include "ksyms.h"
+#include "trace_priv.h"
+
+/* Not a multiple of the scheduler tick, so samples do not lock onto it. */
+#define WAIT_SAMPLE_HZ 997
+
+/* Crypto code by name prefix: cipher implementations and templates, the
+ * crypto API, and the fscrypt, dm-crypt and blk-crypto functions around
+ * them. Prefixes, not substrings: "obj_exts" is no xts. */
+static const char *const crypt_prefixes[] = {
+	"aes",	      "_aes",	"crypto_",   "__crypto_",   "fscrypt_",
+	"__fscrypt_", "xts_",	"skcipher_", "lskcipher_",  "gf128mul_",
+	"ecb_",	      "cbc_",	"cipher_",   "chacha",	    "poly1305",
+	"ghash",      "crypt_", "kcryptd_",  "blk_crypto_", "decrypt_",
+	"encrypt_",   "essiv_", "adiantum",  "nhpoly1305",  "serpent",
+	"twofish",    "sm4",
+};
+
+static bool crypt_symbol(const char *name)
+{
+	for (size_t i = 0; i < sizeof(crypt_prefixes) / sizeof(*crypt_prefixes);
+	     i++)
+		if (!strncmp(name, crypt_prefixes[i],
+			     strlen(crypt_prefixes[i])))
+			return true;
+	return false;
+}
+
+/* Work functions of CPU-served devices' workers (drivers/block/loop.c). */
+static const struct {
+	const char *name;
+	__u32 flavour;
+} device_workers[] = {
+	{"loop_rootcg_workfn", LOOP_ROOTCG},
+	{"loop_workfn", LOOP_WORKER},
+};
+
+static int fill_worker_funcs(struct wait_tracer *w, struct attrib_bpf *skel,
+			     const struct ksyms *ks,
+			     const struct crypt_work_plan *cw)
+{
+	int fd = bpf_map__fd(skel->maps.worker_funcs);
+	__u32 val;
+	__u64 addr;
+
+	for (int i = 0; i < cw->nr_funcs; i++) {
+		addr = cw->addrs[i];
+		val = WORKER_CRYPT;
+		if (bpf_map_update_elem(fd, &addr, &val, BPF_ANY))
+			return -errno;
+	}
+	for (size_t i = 0; i < sizeof(device_workers) / sizeof(*device_workers);
+	     i++) {
+		uint64_t addrs[2];
+		int n = ksyms_addrs(ks, device_workers[i].name, addrs, 2);
+
+		for (int j = 0; j < n && j < 2; j++) {
+			addr = addrs[j];
+			val = WORKER_DEVICE | device_workers[i].flavour
+						      << WORKER_FLAVOUR_SHIFT;
+			if (bpf_map_update_elem(fd, &addr, &val, BPF_ANY))
+				return -errno;
+			w->device_workers = true;
+		}
+	}
+	return 0;
+}
+
+static void detach_sampling(struct wait_tracer *w)
+{
+	for (int i = 0; i < w->nr_cpus; i++) {
+		bpf_link__destroy(w->links ? w->links[i] : NULL);
+		if (w->pfds && w->pfds[i] >= 0)
+			close(w->pfds[i]);
+	}
+	free(w->links);
+	free(w->pfds);
+	w->links = NULL;
+	w->pfds = NULL;
+}
+
+/* One CPU-clock sampling event per CPU, each running wait_sample. */
+static int attach_sampling(struct wait_tracer *w, struct attrib_bpf *skel)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.freq = 1,
+		.sample_freq = WAIT_SAMPLE_HZ,
+	};
+	int err = 0;
+
+	w->links = calloc(w->nr_cpus, sizeof(*w->links));
+	w->pfds = malloc(w->nr_cpus * sizeof(*w->pfds));
+	if (!w->links || !w->pfds)
+		return -ENOMEM;
+	for (int i = 0; i < w->nr_cpus; i++)
+		w->pfds[i] = -1;
+	for (int cpu = 0; cpu < w->nr_cpus; cpu++) {
+		int fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1,
+				 PERF_FLAG_FD_CLOEXEC);
+
+		if (fd < 0) {
+			/* An offline CPU: nothing runs there to sample. */
+			if (errno == ENODEV)
+				continue;
+			err = -errno;
+			break;
+		}
+		w->pfds[cpu] = fd;
+		w->links[cpu] = bpf_program__attach_perf_event(
+			skel->progs.wait_sample, fd);
+		if (!w->links[cpu]) {
+			err = -errno;
+			break;
+		}
+	}
+	return err;
+}
+
+int wait_open(struct wait_tracer *w, struct attrib_bpf *skel,
+	      const struct ksyms *ks, const struct crypt_work_plan *cw,
+	      bool sample)
+{
+	int err, n;
+
+	w->nr_cpus = libbpf_num_possible_cpus();
+	if (w->nr_cpus <= 0)
+		w->nr_cpus = 1;
+	err = fill_worker_funcs(w, skel, ks, cw);
+	if (err)
+		return err;
+	n = ksyms_ranges(ks, crypt_symbol, &w->crypt_ranges);
+	w->nr_crypt_ranges = n > 0 ? n : 0;
+	if (!sample) {
+		snprintf(w->sample_why, sizeof(w->sample_why),
+			 "perf_event sampling does not work here");
+	} else if (!w->nr_crypt_ranges) {
+		snprintf(w->sample_why, sizeof(w->sample_why),
+			 "no crypto function addresses in /proc/kallsyms");
+	} else {
+		err = attach_sampling(w, skel);
+		if (err) {
+			snprintf(w->sample_why, sizeof(w->sample_why),
+				 "attaching the CPU-clock sampler: %s",
+				 strerror(-err));
+			detach_sampling(w);
+		} else {
+			w->sampling = true;
+		}
+	}
+	return 0;
+}
+
+void wait_close(struct wait_tracer *w)
+{
+	detach_sampling(w);
+	free(w->crypt_ranges);
+	w->crypt_ranges = NULL;
+}
+
+static void map_zero(struct bpf_map *m, __u32 n)
+{
+	size_t sz = bpf_map__value_size(m);
+	void *zero = calloc(1, sz);
+
+	for (__u32 k = 0; zero && k < n; k++)
+		bpf_map__update_elem(m, &k, sizeof(k), zero, sz, 0);
+	free(zero);
+}
+
+/* Empty a hash map whose entries may come and go under us. */
+static void map_drain(struct bpf_map *map)
+{
+	int fd = bpf_map__fd(map);
+	size_t max = 2 * (size_t)bpf_map__max_entries(map) + 16;
+	char key[16];
+
+	while (max-- && bpf_map_get_next_key(fd, NULL, key) == 0)
+		bpf_map_delete_elem(fd, key);
+}
+
+void wait_begin(struct wait_tracer *w, struct attrib_bpf *skel)
+{
+	(void)w;
+	map_drain(skel->maps.thr);
+	map_drain(skel->maps.work_io);
+	map_drain(skel->maps.workers);
+	map_drain(skel->maps.stack_counts);
+	map_drain(skel->maps.stacks);
+	map_zero(skel->maps.wait_stats, NR_OPS);
+	map_zero(skel->maps.worker_stats, NR_WORKER_KINDS);
+}
+
+static bool stack_in_crypt(const struct wait_tracer *w, int fd, __u32 id)
+{
+	__u64 ips[WAIT_STACK_DEPTH] = {0};
+
+	if (bpf_map_lookup_elem(fd, &id, ips))
+		return false;
+	for (int i = 0; i < WAIT_STACK_DEPTH && ips[i]; i++)
+		if (ksym_in_ranges(w->crypt_ranges, w->nr_crypt_ranges, ips[i]))
+			return true;
+	return false;
+}
+
+static void read_stacks(const struct wait_tracer *w, struct attrib_bpf *skel,
+			struct wait_snapshot *s)
+{
+	int fd = bpf_map__fd(skel->maps.stack_counts);
+	int sfd = bpf_map__fd(skel->maps.stacks);
+	struct stack_key key, next;
+	struct stack_key *prev = NULL;
+	__u64 val;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &val) || key.op >= NR_OPS)
+			continue;
+		bool crypt = stack_in_crypt(w, sfd, key.stackid);
+
+		if (key.use == STACK_ONCPU_SAMPLE) {
+			s->samples[key.op] += val;
+			if (crypt)
+				s->crypt_samples[key.op] += val;
+		} else if (key.use == STACK_WAKER_NS && crypt) {
+			s->waker_crypt_ns[key.op] += val;
+		}
+	}
+}
+
+void wait_read(const struct wait_tracer *w, struct attrib_bpf *skel,
+	       struct wait_snapshot *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->available = true;
+	s->sampled = w->sampling;
+	s->nr_cpus = w->nr_cpus;
+	if (w->sampling)
+		snprintf(s->source, sizeof(s->source),
+			 "sched_switch/sched_waking; on-CPU split by "
+			 "cpu-clock samples at %d Hz",
+			 WAIT_SAMPLE_HZ);
+	else
+		snprintf(s->source, sizeof(s->source),
+			 "sched_switch/sched_waking; on-CPU time all in fs: "
+			 "%s",
+			 w->sample_why);
+	for (__u32 op = 0; op < NR_OPS; op++)
+		bpf_map__lookup_elem(skel->maps.wait_stats, &op, sizeof(op),
+				     &s->ops[op], sizeof(s->ops[op]), 0);
+	for (__u32 k = 0; k < NR_WORKER_KINDS; k++)
+		bpf_map__lookup_elem(skel->maps.worker_stats, &k, sizeof(k),
+				     &s->workers[k], sizeof(s->workers[k]), 0);
+	read_stacks(w, skel, s);
+}

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The wait decomposition's arithmetic, pure functions over the results
+ * model (unit-tested on hand-built snapshots): raw counters -> components
+ * that add up to the syscalls' time, and the time one target adds over
+ * the baseline, component by component.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "trace.h"
+
+void wait_result_from(const struct wait_snapshot *ws, int op,
+		      struct wait_result *out)
+{
+	const struct wait_stat *w;
+	uint64_t crypt_waker, on, on_crypt = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!ws->available || op < 0 || op >= NR_OPS) {
+		snprintf(out->source, sizeof(out->source), "unavailable: %s",
+			 ws->source[0] ? ws->source : "not traced");
+		return;
+	}
+	w = &ws->ops[op];
+	out->available = true;
+	snprintf(out->source, sizeof(out->source), "%s", ws->source);
+	out->syscalls = w->syscalls;
+	out->total_ns = w->total_ns;
+	for (int l = LAYER_FS; l < NR_LAYERS; l++)
+		out->ns[l] = w->ns[l];
+	/* Blocked time whose waker ran in crypto code is crypt; any other
+	 * waker (journal, writeback, locks) is the file system's. */
+	crypt_waker = ws->waker_crypt_ns[op] < w->waker_stack_ns
+			      ? ws->waker_crypt_ns[op]
+			      : w->waker_stack_ns;
+	out->ns[LAYER_CRYPT] += crypt_waker;
+	out->ns[LAYER_FS] += w->waker_stack_ns - crypt_waker;
+
+	/* On-CPU time split in the proportion of the samples; its error is
+	 * that of a binomial proportion. No samples: all of it uncertain. */
+	on = w->oncpu_ns;
+	out->samples = ws->samples[op];
+	out->crypt_samples = ws->crypt_samples[op] < out->samples
+				     ? ws->crypt_samples[op]
+				     : out->samples;
+	if (out->samples) {
+		double n = (double)out->samples;
+		double p = (double)out->crypt_samples / n;
+		/* For the error, p pulled off 0 and 1 (Agresti-Coull's +1
+		 * sample each way): no crypt sample in 30 is not a proof
+		 * that none of the time was crypt. */
+		double pe = ((double)out->crypt_samples + 1.0) / (n + 2.0);
+
+		on_crypt = (uint64_t)((double)on * p + 0.5);
+		if (on_crypt > on)
+			on_crypt = on;
+		out->sampling_err_ns =
+			(uint64_t)((double)on * sqrt(pe * (1 - pe) / n));
+	} else {
+		out->sampling_err_ns = ws->sampled ? on : 0;
+	}
+	out->oncpu_ns = on;
+	out->oncpu_crypt_ns = on_crypt;
+	out->ns[LAYER_CRYPT] += on_crypt;
+	out->ns[LAYER_FS] += on - on_crypt;
+	out->unresolved_ns = w->unresolved_ns;
+	out->dev_bytes = w->dev_bytes;
+	for (int k = 0; k < NR_WORKER_KINDS; k++) {
+		out->workers[k].items = ws->workers[k].items;
+		out->workers[k].runq_ns = ws->workers[k].runq_ns;
+		out->workers[k].runq_waits = ws->workers[k].runq_waits;
+		out->workers[k].oncpu_ns = ws->workers[k].oncpu_ns;
+		out->workers[k].bytes = ws->workers[k].bytes;
+		out->workers[k].bytes_oncpu_ns = ws->workers[k].bytes_oncpu_ns;
+	}
+	out->nr_cpus = ws->nr_cpus;
+}
+
+uint64_t wait_sum_ns(const struct wait_result *w)
+{
+	uint64_t sum = 0;
+
+	for (int l = LAYER_FS; l < NR_LAYERS; l++)
+		sum += w->ns[l];
+	return sum;
+}
+
+/* Mean per syscall of component l, in ns. */
+static double per_call(const struct wait_result *w, int l)
+{
+	if (!w->syscalls)
+		return 0.0;
+	return (double)(l < 0 ? w->total_ns : w->ns[l]) / (double)w->syscalls;
+}
+
+double wait_added(const struct wait_result *t, const struct wait_result *base,
+		  double added[NR_LAYERS])
+{
+	for (int l = 0; l < NR_LAYERS; l++)
+		added[l] = l == LAYER_SYSCALL
+				   ? 0.0
+				   : per_call(t, l) -
+					     (base ? per_call(base, l) : 0.0);
+	return per_call(t, -1) - (base ? per_call(base, -1) : 0.0);
+}
