@@ -192,6 +192,19 @@ static __always_inline __u64 thr_advance(struct thr_wait *t, __u64 now)
 	return now - last;
 }
 
+/* Change t's state, keeping w->runnable, the count of runnable callers. */
+static __always_inline void thr_set(struct thr_wait *t, struct wait_stat *w,
+				    __u32 state)
+{
+	if (w && t->state != state) {
+		if (state == THR_RUNNABLE)
+			__sync_fetch_and_add(&w->runnable, 1);
+		else if (t->state == THR_RUNNABLE)
+			__sync_fetch_and_add(&w->runnable, -1);
+	}
+	t->state = state;
+}
+
 /* ---- the caller's syscall ----------------------------------------- */
 
 static __always_inline void wait_sys_enter(__u32 tid, __u32 op, __u64 now)
@@ -219,6 +232,7 @@ static __always_inline void wait_sys_exit(__u32 tid, __u64 now)
 			wait_add(w, LAYER_FS, ns);
 			__sync_fetch_and_add(&w->unresolved_ns, ns);
 		}
+		thr_set(t, w, THR_ON_CPU);
 		__sync_fetch_and_add(&w->syscalls, 1);
 		/* The intervals telescope from start to the clock's end. */
 		__sync_fetch_and_add(&w->total_ns, t->last - t->start);
@@ -362,7 +376,7 @@ static __always_inline int on_sched_waking(__u64 *ctx)
 	if (!t || t->state != THR_BLOCKED)
 		return 0;
 	split_blocked(ctx, t, now);
-	t->state = THR_RUNNABLE;
+	thr_set(t, wait_stat_of(t->op), THR_RUNNABLE);
 	thr_advance(t, now);
 	return 0;
 }
@@ -389,7 +403,7 @@ static __always_inline int on_sched_switch(__u64 *ctx)
 		ns = thr_advance(t, now);
 		if (w)
 			__sync_fetch_and_add(&w->oncpu_ns, ns);
-		t->state = runnable ? THR_RUNNABLE : THR_BLOCKED;
+		thr_set(t, w, runnable ? THR_RUNNABLE : THR_BLOCKED);
 	}
 	wk = bpf_map_lookup_elem(&workers, &ptid);
 	if (wk) {
@@ -410,7 +424,7 @@ static __always_inline int on_sched_switch(__u64 *ctx)
 			wait_add(w, LAYER_FS, ns);
 			__sync_fetch_and_add(&w->unresolved_ns, ns);
 		}
-		t->state = THR_ON_CPU;
+		thr_set(t, w, THR_ON_CPU);
 	}
 	wk = bpf_map_lookup_elem(&workers, &ntid);
 	if (wk) {
@@ -428,7 +442,28 @@ static __always_inline int on_sched_switch(__u64 *ctx)
 	return 0;
 }
 
-/* On-CPU time of a syscall, split by where its kernel stack is. */
+/* A CPU sample of a task other than a caller: while callers are
+ * runnable, it is what they wait behind. Idle is nobody's. */
+static __always_inline void sample_occupant(__u32 tid)
+{
+	struct served_worker *wk;
+	struct wait_stat *w;
+	__u32 cls = NR_WORKER_KINDS;
+
+	if (!tid)
+		return;
+	wk = bpf_map_lookup_elem(&workers, &tid);
+	if (wk && wk->kind && wk->kind <= NR_WORKER_KINDS)
+		cls = wk->kind - 1;
+	for (__u32 op = 0; op < NR_OPS; op++) {
+		w = wait_stat_of(op);
+		if (w && w->runnable > 0 && cls <= NR_WORKER_KINDS)
+			__sync_fetch_and_add(&w->behind_samples[cls], 1);
+	}
+}
+
+/* On-CPU time of a syscall, split by where its kernel stack is; other
+ * tasks' samples say whom runnable callers wait behind. */
 SEC("perf_event")
 int wait_sample(void *ctx)
 {
@@ -439,7 +474,11 @@ int wait_sample(void *ctx)
 	long id;
 
 	t = bpf_map_lookup_elem(&thr, &tid);
-	if (!t || t->state != THR_ON_CPU)
+	if (!t) {
+		sample_occupant(tid);
+		return 0;
+	}
+	if (t->state != THR_ON_CPU)
 		return 0;
 	id = bpf_get_stackid(ctx, &stacks, 0);
 	key.stackid = id;

@@ -16,6 +16,17 @@
 /* Kernel stack frames kept per stack id. */
 #define WAIT_STACK_DEPTH 32
 
+/*
+ * Workers the caller waits on: their own run-queue wait (woken or
+ * preempted, not yet running) and, for crypto work, the CPU time and bytes
+ * that give the cipher's throughput.
+ */
+enum worker_kind {
+	WORKER_CRYPT,  /* crypto work items (crypt_funcs) */
+	WORKER_DEVICE, /* a CPU-served device's worker (loop) */
+	NR_WORKER_KINDS,
+};
+
 /* Per op: key op of the wait_stats array map. */
 struct wait_stat {
 	unsigned long long syscalls;
@@ -41,17 +52,12 @@ struct wait_stat {
 	unsigned long long wakers_nostack;
 	/* Bytes the target's devices completed for this op. */
 	unsigned long long dev_bytes;
-};
-
-/*
- * Workers the caller waits on: their own run-queue wait (woken or
- * preempted, not yet running) and, for crypto work, the CPU time and bytes
- * that give the cipher's throughput.
- */
-enum worker_kind {
-	WORKER_CRYPT,  /* crypto work items (crypt_funcs) */
-	WORKER_DEVICE, /* a CPU-served device's worker (loop) */
-	NR_WORKER_KINDS,
+	/* Callers of this op runnable now, and CPU samples taken while
+	 * any was, by what ran instead: enum worker_kind, or another task
+	 * at NR_WORKER_KINDS. They split cpu-wait by whom it waited
+	 * behind. */
+	long long runnable;
+	unsigned long long behind_samples[NR_WORKER_KINDS + 1];
 };
 
 /* worker_funcs values: enum worker_kind in the low byte, a flavour above

@@ -141,6 +141,10 @@ static inline void fixture_attrib(struct attribution *a, const char *target)
 	a->wait.workers[WORKER_CRYPT].runq_ns = 4500000;
 	a->wait.workers[WORKER_DEVICE].bytes_oncpu_ns = 77;
 	a->wait.nr_cpus = 2;
+	a->wait.behind_samples[WORKER_CRYPT] = 30;
+	a->wait.behind_samples[NR_WORKER_KINDS] = 10;
+	a->wait.cpu_wait_behind_ns[WORKER_CRYPT] = 3750000;
+	a->wait.cpu_wait_behind_ns[NR_WORKER_KINDS] = 1250000;
 }
 
 /* calloc'ed; free() it. */

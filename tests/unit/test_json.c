@@ -194,6 +194,11 @@ static void cmp_attrib(const struct attribution *a, const struct attribution *b)
 	assert_memory_equal(a->wait.workers, b->wait.workers,
 			    sizeof(a->wait.workers));
 	assert_int_equal(a->wait.nr_cpus, b->wait.nr_cpus);
+	assert_memory_equal(a->wait.cpu_wait_behind_ns,
+			    b->wait.cpu_wait_behind_ns,
+			    sizeof(a->wait.cpu_wait_behind_ns));
+	assert_memory_equal(a->wait.behind_samples, b->wait.behind_samples,
+			    sizeof(a->wait.behind_samples));
 }
 
 static void cmp_results(const struct results *a, const struct results *b)

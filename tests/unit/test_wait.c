@@ -25,6 +25,8 @@
  * plus oncpu of CPU time sampled `samples` times, `crypt` of them in
  * crypto code, plus waker_ns split by waker stacks, crypt_waker of it in
  * crypto code. total_ns is what the kernel side would measure: the sum. */
+static void fscrypt_info(struct target_info *t);
+
 static void snap_reads(struct wait_snapshot *ws, uint64_t n,
 		       const uint64_t comps[NR_LAYERS], uint64_t oncpu,
 		       uint64_t samples, uint64_t crypt, uint64_t waker_ns,
@@ -78,6 +80,52 @@ static void test_components_add_up(void **state)
 	assert_int_equal(r.nr_cpus, 2);
 }
 
+static void test_cpu_wait_behind(void **state)
+{
+	uint64_t plain[NR_LAYERS] = {
+		[LAYER_DEVICE] = 70 * MS, [LAYER_CPU_WAIT] = 30 * MS};
+	uint64_t enc[NR_LAYERS] = {[LAYER_CRYPT] = 300 * MS,
+				   [LAYER_DEVICE] = 80 * MS,
+				   [LAYER_CPU_WAIT] = 620 * MS};
+	struct wait_snapshot ws;
+	struct attribution a, b;
+	struct target_info t;
+	struct verdict v;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	snap_reads(&ws, 100, plain, 0, 0, 0, 0, 0);
+	ws.ops[EB_OP_READ].behind_samples[NR_WORKER_KINDS] = 5;
+	wait_result_from(&ws, EB_OP_READ, &b.wait);
+	snprintf(b.target, sizeof(b.target), "plain");
+	/* Runnable for 6.2 ms per read, 3 in 4 samples of what ran
+	 * instead were decrypt workers, 1 in 8 the loop worker. */
+	snap_reads(&ws, 100, enc, 0, 0, 0, 0, 0);
+	ws.ops[EB_OP_READ].behind_samples[WORKER_CRYPT] = 60;
+	ws.ops[EB_OP_READ].behind_samples[WORKER_DEVICE] = 10;
+	ws.ops[EB_OP_READ].behind_samples[NR_WORKER_KINDS] = 10;
+	wait_result_from(&ws, EB_OP_READ, &a.wait);
+	snprintf(a.target, sizeof(a.target), "fscrypt");
+	assert_true(a.wait.cpu_wait_behind_ns[WORKER_CRYPT] == 465 * MS);
+	assert_true(a.wait.cpu_wait_behind_ns[WORKER_DEVICE] == 77500 * US);
+	assert_true(a.wait.cpu_wait_behind_ns[NR_WORKER_KINDS] == 77500 * US);
+	assert_true(b.wait.cpu_wait_behind_ns[NR_WORKER_KINDS] == 30 * MS);
+	/* cpu-wait alone (5.9 ms added) outweighs crypt (3 ms), but 4.65
+	 * ms of it is behind decryption: the verdict is decryption. */
+	fscrypt_info(&t);
+	verdict_wait(&a, &b, &t, true, &v);
+	assert_non_null(strstr(v.summary, "waiting for decryption adds 7.7 "
+					  "ms per read, 4.7 ms of it runnable "
+					  "while that work held the CPUs"));
+	/* Without the samples it would be CPU contention. */
+	memset(a.wait.cpu_wait_behind_ns, 0, sizeof(a.wait.cpu_wait_behind_ns));
+	verdict_wait(&a, &b, &t, true, &v);
+	assert_non_null(strstr(v.summary, "CPU contention (runnable, "
+					  "waiting for a CPU) adds"));
+}
+
 static void test_no_samples_is_uncertain(void **state)
 {
 	uint64_t comps[NR_LAYERS] = {[LAYER_DEVICE] = 5 * MS};
@@ -122,7 +170,7 @@ static void test_added_time(void **state)
 	assert_float_equal(added[LAYER_DEVICE], -0.3 * MS, 1);
 	assert_float_equal(added[LAYER_CPU_WAIT], 3.5 * MS, 1);
 	assert_float_equal(added[LAYER_FS], 0.3 * MS, 1);
-	assert_int_equal(wait_dominant(added, group), 0 /* crypto */);
+	assert_int_equal(wait_dominant(added, 0, group), 0 /* crypto */);
 	/* Without a baseline it is the target's own time. */
 	assert_float_equal(wait_added(&t, NULL, added), 12.0 * MS, 1);
 	assert_float_equal(added[LAYER_CRYPT], 7.5 * MS, 1);
@@ -176,8 +224,8 @@ static void test_verdict_crypto_on_added_time(void **state)
 	verdict_wait(&a, &b, &t, true, &v);
 	assert_non_null(strstr(v.summary, "slower on fscrypt than on plain"));
 	assert_non_null(strstr(v.summary, "+11.0 ms per read"));
-	assert_non_null(strstr(v.summary, "7.5 ms of the extra is waiting "
-					  "for decryption"));
+	assert_non_null(strstr(v.summary, "waiting for decryption adds 7.5 "
+					  "ms per read"));
 	/* AES instructions but a software driver: said so. */
 	assert_non_null(strstr(v.summary, "no accelerated driver"));
 	assert_non_null(strstr(v.evidence[0], "crypt +6.5 ms"));
@@ -244,6 +292,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_components_add_up),
+		cmocka_unit_test(test_cpu_wait_behind),
 		cmocka_unit_test(test_no_samples_is_uncertain),
 		cmocka_unit_test(test_added_time),
 		cmocka_unit_test(test_verdict_crypto_on_added_time),
@@ -251,5 +300,6 @@ int main(void)
 		cmocka_unit_test(test_verdict_not_slower),
 	};
 
+	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -161,6 +161,11 @@ struct wait_result {
 	uint64_t sampling_err_ns;
 	/* Part of ns[fs] whose waker could not be followed. */
 	uint64_t unresolved_ns;
+	/* ns[cpu-wait] by whom the caller waited behind, from CPU samples
+	 * of the other tasks while it was runnable: enum worker_kind
+	 * (crypto workers, the loop worker), any other task last. */
+	uint64_t behind_samples[NR_WORKER_KINDS + 1];
+	uint64_t cpu_wait_behind_ns[NR_WORKER_KINDS + 1];
 	/* Bytes the target's devices completed for this op. */
 	uint64_t dev_bytes;
 	/* The workers the caller waits on, over the whole phase (all ops):

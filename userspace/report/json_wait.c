@@ -39,6 +39,32 @@ static struct json_object *workers_json(const struct wait_result *w)
 	return o;
 }
 
+/* cpu-wait by whom the caller waited behind: the workers, then "other". */
+static const char *behind_name(int k)
+{
+	return k < NR_WORKER_KINDS ? worker_names[k] : "other";
+}
+
+static struct json_object *behind_json(const struct wait_result *w)
+{
+	struct json_object *o = json_object_new_object();
+	int err = !o;
+
+	for (int k = 0; !err && k <= NR_WORKER_KINDS; k++) {
+		struct json_object *e = json_object_new_object();
+
+		err |= !e;
+		err |= jadd_u64(e, "ns", w->cpu_wait_behind_ns[k]);
+		err |= jadd_u64(e, "samples", w->behind_samples[k]);
+		err |= jadd(o, behind_name(k), e);
+	}
+	if (err) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 struct json_object *report_wait_json(const struct wait_result *w)
 {
 	struct json_object *o = json_object_new_object();
@@ -61,6 +87,7 @@ struct json_object *report_wait_json(const struct wait_result *w)
 	err |= jadd_u64(o, "unresolved_ns", w->unresolved_ns);
 	err |= jadd_u64(o, "dev_bytes", w->dev_bytes);
 	err |= jadd_int(o, "nr_cpus", w->nr_cpus);
+	err |= jadd(o, "cpu_wait_behind", behind_json(w));
 	err |= jadd(o, "workers", workers_json(w));
 	if (err) {
 		json_object_put(ns);
@@ -94,6 +121,13 @@ void report_wait_from(int *err, struct json_object *parent,
 	jget_u64(err, o, "unresolved_ns", &w->unresolved_ns);
 	jget_u64(err, o, "dev_bytes", &w->dev_bytes);
 	jget_int(err, o, "nr_cpus", &w->nr_cpus);
+	ks = jget_object(err, o, "cpu_wait_behind");
+	for (int k = 0; ks && k <= NR_WORKER_KINDS; k++) {
+		struct json_object *e = jget_object(err, ks, behind_name(k));
+
+		jget_u64(err, e, "ns", &w->cpu_wait_behind_ns[k]);
+		jget_u64(err, e, "samples", &w->behind_samples[k]);
+	}
 	ks = jget_object(err, o, "workers");
 	for (int k = 0; ks && k < NR_WORKER_KINDS; k++) {
 		struct json_object *e = jget_object(err, ks, worker_names[k]);

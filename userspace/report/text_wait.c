@@ -70,6 +70,20 @@ void report_print_wait(const struct attribution *a, FILE *out)
 		w->total_ns ? 100.0 * (double)sum / (double)w->total_ns : 0.0,
 		fmt_per((double)w->oncpu_ns / calls, b, sizeof(b)), w->samples,
 		fmt_per((double)w->sampling_err_ns / calls, e, sizeof(e)));
+	if (w->ns[LAYER_CPU_WAIT])
+		fprintf(out,
+			"  cpu-wait behind: crypto workers %.0f %%, the loop "
+			"worker %.0f %%, other tasks %.0f %% (%" PRIu64
+			" samples)\n",
+			100.0 * (double)w->cpu_wait_behind_ns[WORKER_CRYPT] /
+				(double)w->ns[LAYER_CPU_WAIT],
+			100.0 * (double)w->cpu_wait_behind_ns[WORKER_DEVICE] /
+				(double)w->ns[LAYER_CPU_WAIT],
+			100.0 * (double)w->cpu_wait_behind_ns[NR_WORKER_KINDS] /
+				(double)w->ns[LAYER_CPU_WAIT],
+			w->behind_samples[WORKER_CRYPT] +
+				w->behind_samples[WORKER_DEVICE] +
+				w->behind_samples[NR_WORKER_KINDS]);
 	if (w->unresolved_ns)
 		fprintf(out, "  waker not followed: %s per call (in fs)\n",
 			fmt_per((double)w->unresolved_ns / calls, b,

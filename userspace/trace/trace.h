@@ -108,11 +108,18 @@ uint64_t wait_sum_ns(const struct wait_result *w);
 double wait_added(const struct wait_result *t, const struct wait_result *base,
 		  double added[NR_LAYERS]);
 
+/* The same for the part of cpu-wait spent behind workers of `kind`. */
+double wait_added_behind(const struct wait_result *t,
+			 const struct wait_result *base, int kind);
+
 /* verdict.c. Components grouped as a verdict names them: crypto (crypt +
  * crypt-queue), device, blk-queue, dm, fs, cpu-wait. Index of the largest
  * group of ns[] (by enum layer), its sums in group[]; -1 if all are 0. */
 #define NR_WAIT_GROUPS 6
-int wait_dominant(const double ns[NR_LAYERS], double group[NR_WAIT_GROUPS]);
+/* cpu-wait behind crypto workers (cpu_crypt, a part of ns[cpu-wait]) is
+ * waiting for encryption work: it counts in the crypto group. */
+int wait_dominant(const double ns[NR_LAYERS], double cpu_crypt,
+		  double group[NR_WAIT_GROUPS]);
 /* The verdict from a's wait decomposition: on the time it adds over the
  * baseline b (same workload and op) when b is given and a is slower,
  * else on its own time. cpu_aes: the CPU has AES instructions. */

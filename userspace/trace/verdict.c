@@ -31,8 +31,8 @@ static const char *const group_what[NR_GROUPS] = {
 	[G_DEVICE] = "waiting for the device",
 	[G_BLK_QUEUE] = "waiting in the block queue",
 	[G_DM] = "waiting in device-mapper",
-	[G_FS] = "in the file system (page cache, journal, locks)",
-	[G_CPU] = "CPU contention: runnable, waiting for a CPU",
+	[G_FS] = "time in the file system (page cache, journal, locks)",
+	[G_CPU] = "CPU contention (runnable, waiting for a CPU)",
 };
 
 /* Reads wait for decryption, writes for encryption. */
@@ -109,7 +109,8 @@ static void add_ev(struct verdict *v, const char *fmt, ...)
 	va_end(ap);
 }
 
-int wait_dominant(const double ns[NR_LAYERS], double group[NR_WAIT_GROUPS])
+int wait_dominant(const double ns[NR_LAYERS], double cpu_crypt,
+		  double group[NR_WAIT_GROUPS])
 {
 	int dom = -1;
 
@@ -117,6 +118,8 @@ int wait_dominant(const double ns[NR_LAYERS], double group[NR_WAIT_GROUPS])
 		group[g] = 0.0;
 	for (int l = LAYER_FS; l < NR_LAYERS; l++)
 		group[group_of(l)] += ns[l];
+	group[G_CPU] -= cpu_crypt;
+	group[G_CRYPTO] += cpu_crypt;
 	for (int g = 0; g < NR_GROUPS; g++)
 		if (group[g] > 0 && (dom < 0 || group[g] > group[dom]))
 			dom = g;
@@ -181,10 +184,10 @@ static void cipher_clause(const struct target_info *t, bool cpu_aes, char *buf,
 static void summary(const struct attribution *a, const struct attribution *b,
 		    const struct target_info *t, bool cpu_aes, int dom,
 		    const double group[NR_GROUPS], double total,
-		    struct verdict *out)
+		    double cpu_crypt, struct verdict *out)
 {
 	const char *opn = op_name(a->op), *ops = op_plural(a->op);
-	char tail[320] = "", x[32], y[32];
+	char tail[320] = "", x[32], y[32], z[32], held[96] = "";
 
 	if (dom == G_CRYPTO && t && t->encrypted)
 		cipher_clause(t, cpu_aes, tail, sizeof(tail));
@@ -192,22 +195,28 @@ static void summary(const struct attribution *a, const struct attribution *b,
 		inflation_clause(a, tail, sizeof(tail));
 	fmt_dns(x, sizeof(x), group[dom]);
 	fmt_dns(y, sizeof(y), total);
+	fmt_dns(z, sizeof(z), cpu_crypt);
+	if (dom == G_CRYPTO && cpu_crypt >= 0.05 * group[dom])
+		snprintf(held, sizeof(held),
+			 ", %s of it runnable while that work held the CPUs",
+			 z);
 	if (b) {
 		double base = (double)b->wait.total_ns /
 			      (double)(b->wait.syscalls ? b->wait.syscalls : 1);
 
 		snprintf(out->summary, sizeof(out->summary),
 			 "%s are %.0f %% slower on %s than on %s (+%s per %s): "
-			 "%s of the extra is %s%s",
+			 "%s adds %s per %s%s%s",
 			 ops, base > 0 ? 100.0 * total / base : 0.0, a->target,
-			 b->target, y, opn, x, group_what_op(dom, a->op), tail);
+			 b->target, y, opn, group_what_op(dom, a->op), x, opn,
+			 held, tail);
 	} else {
 		snprintf(out->summary, sizeof(out->summary),
 			 "%s are %s: %.0f %% of %s time (%s of %s per %s) is "
-			 "%s%s",
+			 "%s%s%s",
 			 ops, group_bound[dom],
 			 total > 0 ? 100.0 * group[dom] / total : 0.0, opn, x,
-			 y, opn, group_what_op(dom, a->op), tail);
+			 y, opn, group_what_op(dom, a->op), held, tail);
 	}
 }
 
@@ -242,19 +251,25 @@ static void contention_line(const struct attribution *a,
 			    ? (double)w->workers[WORKER_CRYPT].runq_ns /
 				      w->workers[WORKER_CRYPT].items
 			    : 0.0;
-	char c1[32], c2[32], c3[32], c4[32] = "";
+	char c1[32], c2[32], c3[32], c4[32] = "", k1[32], k2[32], k3[32];
+	double calls = (double)(w->syscalls ? w->syscalls : 1);
 
+	fmt_dns(k1, sizeof(k1), w->cpu_wait_behind_ns[WORKER_CRYPT] / calls);
+	fmt_dns(k2, sizeof(k2), w->cpu_wait_behind_ns[WORKER_DEVICE] / calls);
+	fmt_dns(k3, sizeof(k3), w->cpu_wait_behind_ns[NR_WORKER_KINDS] / calls);
 	fmt_dns(c1, sizeof(c1), cw);
 	fmt_dns(c2, sizeof(c2), cr);
 	fmt_dns(c3, sizeof(c3), worker_wait_per_rq(a));
 	if (b)
 		fmt_dns(c4, sizeof(c4), worker_wait_per_rq(b));
 	add_ev(out,
-	       "CPU contention: the caller was runnable %s per %s; crypto "
-	       "workers waited %s per item for a CPU (%llu items); the loop "
+	       "CPU contention: the caller was runnable %s per %s (behind "
+	       "crypto workers %s, the loop worker %s, other tasks %s); "
+	       "crypto workers waited %s per item (%llu items), the loop "
 	       "worker %s per request%s%s%s",
-	       c1, opn, c2, (unsigned long long)w->workers[WORKER_CRYPT].items,
-	       c3, b ? " (" : "", b ? c4 : "", b ? " on the baseline)" : "");
+	       c1, opn, k1, k2, k3, c2,
+	       (unsigned long long)w->workers[WORKER_CRYPT].items, c3,
+	       b ? " (" : "", b ? c4 : "", b ? " on the baseline)" : "");
 }
 
 static void ceilings_line(const struct attribution *a,
@@ -317,7 +332,7 @@ void verdict_wait(const struct attribution *a, const struct attribution *b,
 		  struct verdict *out)
 {
 	const char *opn = op_name(a->op);
-	double added[NR_LAYERS], group[NR_WAIT_GROUPS], total;
+	double added[NR_LAYERS], group[NR_WAIT_GROUPS], total, cpu_crypt;
 	const struct wait_result *w = &a->wait;
 	char v1[32], v2[32];
 	int dom;
@@ -329,19 +344,21 @@ void verdict_wait(const struct attribution *a, const struct attribution *b,
 	if (b && (!b->wait.available || !b->wait.syscalls))
 		b = NULL;
 	total = wait_added(w, b ? &b->wait : NULL, added);
-	dom = wait_dominant(added, group);
+	cpu_crypt = wait_added_behind(w, b ? &b->wait : NULL, WORKER_CRYPT);
+	dom = wait_dominant(added, cpu_crypt, group);
 	if (b && (dom < 0 || total <= 0)) {
 		/* Not slower than the baseline: say what it waits for. */
 		b = NULL;
 		total = wait_added(w, NULL, added);
-		dom = wait_dominant(added, group);
+		cpu_crypt = wait_added_behind(w, NULL, WORKER_CRYPT);
+		dom = wait_dominant(added, cpu_crypt, group);
 	}
 	if (!w->syscalls || dom < 0) {
 		snprintf(out->summary, sizeof(out->summary),
 			 "%ss: no time was measured", opn);
 		return;
 	}
-	summary(a, b, t, cpu_aes, dom, group, total, out);
+	summary(a, b, t, cpu_aes, dom, group, total, cpu_crypt, out);
 
 	if (b) {
 		double own[NR_LAYERS];

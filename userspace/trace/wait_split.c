@@ -11,6 +11,28 @@
 
 #include "trace.h"
 
+/* cpu-wait split in the proportion of the samples of what ran instead;
+ * with no sample, all of it behind "other". Rounding goes to "other", so
+ * the parts add up to ns[cpu-wait]. */
+static void split_cpu_wait(const struct wait_stat *w, struct wait_result *out)
+{
+	uint64_t n = 0, rest = out->ns[LAYER_CPU_WAIT];
+
+	for (int k = 0; k <= NR_WORKER_KINDS; k++) {
+		out->behind_samples[k] = w->behind_samples[k];
+		n += w->behind_samples[k];
+	}
+	for (int k = 0; n && k < NR_WORKER_KINDS; k++) {
+		out->cpu_wait_behind_ns[k] =
+			(uint64_t)((double)out->ns[LAYER_CPU_WAIT] *
+				   (double)w->behind_samples[k] / (double)n);
+		if (out->cpu_wait_behind_ns[k] > rest)
+			out->cpu_wait_behind_ns[k] = rest;
+		rest -= out->cpu_wait_behind_ns[k];
+	}
+	out->cpu_wait_behind_ns[NR_WORKER_KINDS] = rest;
+}
+
 void wait_result_from(const struct wait_snapshot *ws, int op,
 		      struct wait_result *out)
 {
@@ -66,6 +88,7 @@ void wait_result_from(const struct wait_snapshot *ws, int op,
 	out->ns[LAYER_CRYPT] += on_crypt;
 	out->ns[LAYER_FS] += on - on_crypt;
 	out->unresolved_ns = w->unresolved_ns;
+	split_cpu_wait(w, out);
 	out->dev_bytes = w->dev_bytes;
 	for (int k = 0; k < NR_WORKER_KINDS; k++) {
 		out->workers[k].items = ws->workers[k].items;
@@ -93,6 +116,20 @@ static double per_call(const struct wait_result *w, int l)
 	if (!w->syscalls)
 		return 0.0;
 	return (double)(l < 0 ? w->total_ns : w->ns[l]) / (double)w->syscalls;
+}
+
+/* Mean per syscall of the cpu-wait behind workers of kind k, in ns. */
+static double behind_per_call(const struct wait_result *w, int k)
+{
+	if (!w || !w->syscalls)
+		return 0.0;
+	return (double)w->cpu_wait_behind_ns[k] / (double)w->syscalls;
+}
+
+double wait_added_behind(const struct wait_result *t,
+			 const struct wait_result *base, int kind)
+{
+	return behind_per_call(t, kind) - behind_per_call(base, kind);
 }
 
 double wait_added(const struct wait_result *t, const struct wait_result *base,
