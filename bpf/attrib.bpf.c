@@ -116,7 +116,6 @@ struct {
 	struct {                                                               \
 		__uint(type, BPF_MAP_TYPE_HASH);                               \
 		__uint(max_entries, n);                                        \
-		__uint(map_flags, BPF_F_NO_PREALLOC);                          \
 		__type(key, key_t);                                            \
 		__type(value, struct start);                                   \
 	} name SEC(".maps")

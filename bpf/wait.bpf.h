@@ -23,7 +23,7 @@
 
 #define MAX_WAIT_THREADS 4096
 #define MAX_WORKERS	 1024
-#define MAX_WORK_IO	 4096
+#define MAX_WORK_IO	 1024
 #define MAX_STACKS	 2048
 #define MAX_STACK_KEYS	 4096
 #define MAX_WORKER_FUNCS 16
@@ -66,10 +66,10 @@ struct served_worker {
 	__u32 on;
 };
 
-/* Perf-event programs need preallocated maps before 6.1 (96da3f7d489d,
- * "bpf: Relax the requirement to use preallocated hash maps in tracing
- * progs"): thr and stack_counts are read there, so they stay small and
- * preallocated. */
+/* Preallocated, as every map here: an element allocated at run time can
+ * fail in interrupt context when the allocator's per-CPU cache is empty
+ * (seen as lost requests), and perf-event programs needed preallocated
+ * maps before 6.1 (96da3f7d489d). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MAX_WAIT_THREADS);
@@ -88,7 +88,6 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MAX_WORK_IO);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u64);
 	__type(value, struct io_times);
 } work_io SEC(".maps");
