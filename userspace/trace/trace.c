@@ -386,8 +386,7 @@ out:
 
 /* ---- phases --------------------------------------------------------- */
 
-/* Empty a map; entries may come and go under us, so bounded. */
-static void map_clear(struct bpf_map *map)
+void map_clear(struct bpf_map *map)
 {
 	int fd = bpf_map__fd(map);
 	size_t max = 2 * (size_t)bpf_map__max_entries(map) + 16;

@@ -82,6 +82,11 @@ void crypt_source(char *buf, size_t len, bool btf, enum enc_method enc,
 int fill_sys_ops(int map_fd);
 bool iou_autoload(const struct btf *vmlinux, const char *prog);
 
+/* trace.c: empty a hash map; entries may come and go under us, so
+ * bounded. */
+struct bpf_map;
+void map_clear(struct bpf_map *map);
+
 /* wait.c: the wait decomposition's user-space half. */
 struct attrib_bpf;
 struct ksym_range;

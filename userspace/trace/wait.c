@@ -191,25 +191,14 @@ static void map_zero(struct bpf_map *m, __u32 n)
 	free(zero);
 }
 
-/* Empty a hash map whose entries may come and go under us. */
-static void map_drain(struct bpf_map *map)
-{
-	int fd = bpf_map__fd(map);
-	size_t max = 2 * (size_t)bpf_map__max_entries(map) + 16;
-	char key[16];
-
-	while (max-- && bpf_map_get_next_key(fd, NULL, key) == 0)
-		bpf_map_delete_elem(fd, key);
-}
-
 void wait_begin(struct wait_tracer *w, struct attrib_bpf *skel)
 {
 	(void)w;
-	map_drain(skel->maps.thr);
-	map_drain(skel->maps.work_io);
-	map_drain(skel->maps.workers);
-	map_drain(skel->maps.stack_counts);
-	map_drain(skel->maps.stacks);
+	map_clear(skel->maps.thr);
+	map_clear(skel->maps.work_io);
+	map_clear(skel->maps.workers);
+	map_clear(skel->maps.stack_counts);
+	map_clear(skel->maps.stacks);
 	map_zero(skel->maps.wait_stats, NR_OPS);
 	map_zero(skel->maps.worker_stats, NR_WORKER_KINDS);
 }
