@@ -4,7 +4,8 @@
  * nothing that exists is overwritten, whatever path games the command line
  * plays; two runs on one folder never mix (one refuses, naming the other);
  * a signal while the results are written still gives whole files and exit
- * 130; a rejected command line leaves even the folders' mtimes alone.
+ * 130; a rejected command line leaves even the folders' mtimes alone; and
+ * `report` refuses what is not a results file, in one line.
  * Short real runs without tracing (no BPF: nothing to count but what they
  * make under the test's folder).
  */
@@ -356,6 +357,33 @@ static void test_signal_while_writing(void **state)
 	assert_int_equal(leftovers(tmp, NULL, 0), 0);
 }
 
+/* Items 5 and 6 at the command line: `report` on a FIFO, /dev/zero, a
+ * folder named results.json and a bare schema is exit 2 with one line
+ * (the reader's corpus is tests/unit/test_report_input.c). */
+static void test_report_bad_inputs(void **state)
+{
+	char fifo[PATH_MAX], folder[PATH_MAX + 16], bare[PATH_MAX];
+	(void)state;
+
+	path_in(fifo, sizeof(fifo), "fifo");
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	const char *a1[] = {bin, "report", fifo, NULL};
+	expect_bad(NULL, a1, "is a FIFO, not a results file");
+	const char *a2[] = {bin, "report", "/dev/zero", NULL};
+	expect_bad(NULL, a2, "is a character device");
+	path_in(folder, sizeof(folder), "rdir");
+	assert_int_equal(mkdir(folder, 0755), 0);
+	strcat(folder, "/results.json");
+	assert_int_equal(mkdir(folder, 0755), 0);
+	folder[strlen(folder) - strlen("/results.json")] = '\0';
+	const char *a3[] = {bin, "report", folder, NULL};
+	expect_bad(NULL, a3, "is a folder, not a results file");
+	path_in(bare, sizeof(bare), "bare.json");
+	write_file(bare, "{\"schema\":\"encbench-trace/1\"}");
+	const char *a4[] = {bin, "report", bare, NULL};
+	expect_bad(NULL, a4, "member \"meta\" is missing");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_bad_paths),
 		cmocka_unit_test(test_two_runs_one_output),
 		cmocka_unit_test(test_signal_while_writing),
+		cmocka_unit_test(test_report_bad_inputs),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -99,32 +99,84 @@ cleanup:
 	return err;
 }
 
+static const char *file_kind(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a folder";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a regular file";
+}
+
+/*
+ * The whole of a regular file of at most REPORT_MAX_INPUT bytes, judged
+ * by fstat before a byte is read: /dev/zero, a FIFO (opened without
+ * blocking) or a folder are refused, and so is a file too large. On
+ * failure, a one-line message naming the file and negative errno.
+ */
 static int slurp(const char *path, char **text, size_t *len)
 {
-	FILE *f = fopen(path, "re");
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	char *buf = NULL;
-	size_t cap = 0, n = 0;
+	size_t n = 0, size;
+	struct stat st;
 	int err = 0;
 
-	if (!f)
-		return -errno;
-	for (;;) {
-		if (n + 1 >= cap) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 65536);
+	if (fd < 0) {
+		err = -errno;
+		fprintf(stderr, "encbench-trace: cannot read %s: %s\n", path,
+			strerror(-err));
+		return err;
+	}
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		fprintf(stderr, "encbench-trace: cannot read %s: %s\n", path,
+			strerror(-err));
+		goto cleanup;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr,
+			"encbench-trace: %s is %s, not a results file\n", path,
+			file_kind(st.st_mode));
+		err = -EINVAL;
+		goto cleanup;
+	}
+	if (st.st_size > REPORT_MAX_INPUT) {
+		fprintf(stderr,
+			"encbench-trace: %s is too large (%lld bytes, at most "
+			"%d)\n",
+			path, (long long)st.st_size, REPORT_MAX_INPUT);
+		err = -EFBIG;
+		goto cleanup;
+	}
+	/* One byte more than fstat said: a file that grows is cut there
+	 * and then refused by the parser, never read on and on. */
+	size = (size_t)st.st_size + 1;
+	buf = malloc(size + 1);
+	if (!buf) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	while (n < size) {
+		ssize_t got = read(fd, buf + n, size - n);
 
-			if (!nb) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			buf = nb;
-		}
-		n += fread(buf + n, 1, cap - n - 1, f);
-		if (ferror(f)) {
-			err = -EIO;
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			err = -errno;
+			fprintf(stderr, "encbench-trace: cannot read %s: %s\n",
+				path, strerror(-err));
 			goto cleanup;
 		}
-		if (feof(f))
+		if (!got)
 			break;
+		n += (size_t)got;
 	}
 	buf[n] = '\0';
 	*text = buf;
@@ -132,7 +184,7 @@ static int slurp(const char *path, char **text, size_t *len)
 	buf = NULL;
 cleanup:
 	free(buf);
-	fclose(f);
+	close(fd);
 	return err;
 }
 
@@ -143,10 +195,6 @@ static int parse(const char *path, const char *text, size_t len,
 	struct json_object *o;
 	size_t end;
 
-	if (len > INT_MAX) {
-		fprintf(stderr, "encbench-trace: %s: too large\n", path);
-		return -EFBIG;
-	}
 	tok = json_tokener_new();
 	if (!tok)
 		return -ENOMEM;
@@ -184,11 +232,8 @@ int report_load_json(const char *path, struct json_object **out)
 
 	*out = NULL;
 	err = slurp(path, &text, &len);
-	if (err) {
-		fprintf(stderr, "encbench-trace: cannot read %s: %s\n", path,
-			strerror(-err));
+	if (err)
 		return err;
-	}
 	err = parse(path, text, len, out);
 	free(text);
 	return err;

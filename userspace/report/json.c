@@ -49,7 +49,7 @@ static struct json_object *str_array(const char (*s)[DETAIL_LEN], int n)
 	int err = 0;
 
 	for (int i = 0; a && i < n; i++)
-		err |= jappend(a, json_object_new_string(s[i]));
+		err |= jappend(a, jstr(s[i]));
 	return built(a, err);
 }
 

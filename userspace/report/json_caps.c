@@ -134,8 +134,10 @@ static void read_caps(int *err, struct json_object *o,
 		struct cap *cap = (struct cap *)report_cap_at(caps, f->offset);
 		struct json_object *c = jget_object(err, o, f->name);
 
+		jctx_push(f->name, -1);
 		jget_bool(err, c, "ok", &cap->ok);
 		jget_str(err, c, "detail", cap->detail, sizeof(cap->detail));
+		jctx_pop();
 	}
 }
 
@@ -149,10 +151,12 @@ static void read_ciphers(int *err, struct json_object *o,
 		struct cipher_info *ci = &caps->ciphers[i];
 		struct json_object *c = json_object_array_get_idx(a, i);
 
+		jctx_push("ciphers", (long)i);
 		jget_str(err, c, "name", ci->name, sizeof(ci->name));
 		jget_str(err, c, "driver", ci->driver, sizeof(ci->driver));
 		jget_bool(err, c, "hw_accel", &ci->hw_accel);
 		jget_bool(err, c, "predicted", &ci->predicted);
+		jctx_pop();
 	}
 	if (!*err)
 		caps->nr_ciphers = (int)n;
@@ -164,9 +168,8 @@ int report_caps_from_json(struct json_object *o, struct capabilities *caps)
 	int err = 0;
 
 	if (!o || !json_object_is_type(o, json_type_object)) {
-		fprintf(stderr,
-			"encbench-trace: capabilities: not an object\n");
-		return -EINVAL;
+		jget_fail(&err, -EINVAL, "capabilities", "is not an object");
+		return err;
 	}
 	jget_str(&err, o, "kernel", caps->kernel, sizeof(caps->kernel));
 	jget_str(&err, o, "arch", caps->arch, sizeof(caps->arch));

@@ -22,12 +22,13 @@ typedef void (*from_json_fn)(int *err, struct json_object *o, void *item);
 static bool entry_is(int *err, const char *key, size_t i, struct json_object *e,
 		     enum json_type type)
 {
+	char name[NAME_LEN];
+
 	if (*err || json_object_is_type(e, type))
 		return !*err;
-	fprintf(stderr,
-		"encbench-trace: JSON member \"%s\": entry %zu is not %s\n",
-		key, i, type == json_type_object ? "an object" : "a string");
-	*err = -EINVAL;
+	snprintf(name, sizeof(name), "%s[%zu]", key, i);
+	jget_fail(err, -EINVAL, name, "is not %s",
+		  type == json_type_object ? "an object" : "a string");
 	return false;
 }
 
@@ -41,8 +42,11 @@ static void read_array(int *err, struct json_object *o, const char *key,
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(a, i);
 
-		if (entry_is(err, key, i, e, json_type_object))
-			fn(err, e, (char *)items + i * size);
+		if (!entry_is(err, key, i, e, json_type_object))
+			break;
+		jctx_push(key, (long)i);
+		fn(err, e, (char *)items + i * size);
+		jctx_pop();
 	}
 	if (!*err)
 		*count = (int)n;
@@ -107,8 +111,10 @@ static void meta_from(int *err, struct json_object *o, struct run_meta *m)
 		 sizeof(m->tracing_detail));
 	jget_bool(err, o, "dropped_caches", &m->dropped_caches);
 	caps = jget_object(err, o, "capabilities");
+	jctx_push("capabilities", -1);
 	if (caps)
 		*err = report_caps_from_json(caps, &m->caps);
+	jctx_pop();
 }
 
 static void device_from(int *err, struct json_object *o, void *item)
@@ -153,9 +159,11 @@ static void target_from(int *err, struct json_object *o, void *item)
 	READ_ARRAY(err, o, "devices", t->devices, MAX_DEVICES, &t->nr_devices,
 		   device_from);
 	/* null: not encrypted. */
-	enc = jget_object(err, o, "encryption");
+	enc = jget_object_or_null(err, o, "encryption");
+	jctx_push("encryption", -1);
 	if (enc)
 		encryption_from(err, enc, t);
+	jctx_pop();
 	jget_bool(err, o, "verified_encrypted", &t->verified_encrypted);
 	read_strs(err, o, "notes", MAX_NOTES, t->notes, &t->nr_notes);
 }
@@ -187,13 +195,17 @@ static void result_from(int *err, struct json_object *o, void *item)
 	jget_double(err, o, "median", &r->s.median);
 	jget_pair(err, o, "ci95", r->s.ci95);
 	cpu = jget_object(err, o, "cpu");
+	jctx_push("cpu", -1);
 	jget_double(err, cpu, "min", &r->cpu.min);
 	jget_double(err, cpu, "avg", &r->cpu.avg);
 	jget_double(err, cpu, "max", &r->cpu.max);
+	jctx_pop();
 	ru = jget_object(err, o, "rusage");
+	jctx_push("rusage", -1);
 	jget_double(err, ru, "real_s", &r->rusage.real_s);
 	jget_double(err, ru, "user_s", &r->rusage.user_s);
 	jget_double(err, ru, "sys_s", &r->rusage.sys_s);
+	jctx_pop();
 }
 
 static void comparison_from(int *err, struct json_object *o, void *item)
@@ -218,32 +230,27 @@ static void hist_from(int *err, struct json_object *o, uint64_t *slots)
 	char unit[8] = "ns";
 	size_t n;
 
+	jctx_push("hist", -1);
+
 	jget_str(err, h, "unit", unit, sizeof(unit));
-	if (!*err && strcmp(unit, "ns")) {
-		fprintf(stderr,
-			"encbench-trace: histogram unit \"%s\": only "
-			"\"ns\" is known\n",
-			unit);
-		*err = -EINVAL;
-	}
+	if (!*err && strcmp(unit, "ns"))
+		jget_fail(err, -EINVAL, "unit",
+			  "is \"%s\": only \"ns\" is known", unit);
 	n = jget_array(err, h, "slots", SIZE_MAX, &a);
 	for (size_t i = 0; i < n && !*err; i++) {
 		struct json_object *v = json_object_array_get_idx(a, i);
-		uint64_t count = 0;
+		uint64_t count = json_object_get_uint64(v);
 
 		if (!json_object_is_type(v, json_type_int) ||
-		    json_object_get_int64(v) < 0) {
-			fprintf(stderr,
-				"encbench-trace: histogram slot %zu "
-				"is not a count\n",
-				i);
-			*err = -EINVAL;
+		    json_object_get_int64(v) < 0 || count == UINT64_MAX) {
+			jget_fail(err, -EINVAL, "slots",
+				  "entry %zu is not a count", i);
 			break;
 		}
-		count = json_object_get_uint64(v);
 		/* A longer histogram folds into our open-ended last slot. */
 		slots[i < HIST_SLOTS ? i : HIST_SLOTS - 1] += count;
 	}
+	jctx_pop();
 }
 
 static void layer_from(int *err, struct json_object *o, struct attribution *a)
@@ -289,8 +296,11 @@ static void attrib_from(int *err, struct json_object *o, void *item)
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(arr, i);
 
-		if (entry_is(err, "layers", i, e, json_type_object))
-			layer_from(err, e, a);
+		if (!entry_is(err, "layers", i, e, json_type_object))
+			break;
+		jctx_push("layers", (long)i);
+		layer_from(err, e, a);
+		jctx_pop();
 	}
 	report_wait_from(err, o, &a->wait);
 }
@@ -314,14 +324,13 @@ static int results_from(struct json_object *root, struct results *r)
 	int err = 0;
 
 	jget_str(&err, root, "schema", schema, sizeof(schema));
-	if (!err && strcmp(schema, RESULTS_SCHEMA)) {
-		fprintf(stderr,
-			"encbench-trace: schema \"%s\", expected \"%s\"\n",
-			schema, RESULTS_SCHEMA);
-		return -EINVAL;
-	}
+	if (!err && strcmp(schema, RESULTS_SCHEMA))
+		jget_fail(&err, -EINVAL, "schema", "is \"%s\", not \"%s\"",
+			  schema, RESULTS_SCHEMA);
 	meta = jget_object(&err, root, "meta");
+	jctx_push("meta", -1);
 	meta_from(&err, meta, &r->meta);
+	jctx_pop();
 	READ_ARRAY(&err, root, "targets", r->targets, MAX_TARGETS,
 		   &r->nr_targets, target_from);
 	READ_ARRAY(&err, root, "workloads", r->workloads, MAX_WORKLOADS,
@@ -346,12 +355,11 @@ int report_read_json(const char *path, struct results *r)
 	err = report_load_json(path, &root);
 	if (err)
 		return err;
+	jget_reset();
 	err = results_from(root, r);
 	if (err)
-		fprintf(stderr,
-			"encbench-trace: %s: not a usable results "
-			"file\n",
-			path);
+		fprintf(stderr, "encbench-trace: %s: not a results file: %s\n",
+			path, jget_error());
 	json_object_put(root);
 	return err;
 }

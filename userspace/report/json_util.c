@@ -2,6 +2,7 @@
 /* Small json-c wrappers with the error conventions of report_priv.h. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +21,22 @@ int jadd(struct json_object *o, const char *key, struct json_object *v)
 	return 0;
 }
 
+struct json_object *jstr(const char *s)
+{
+	char *valid;
+	struct json_object *v;
+
+	/* Paths and names from the command line need not be UTF-8; JSON
+	 * must be. */
+	valid = report_utf8_valid(s);
+	v = valid ? json_object_new_string(valid) : NULL;
+	free(valid);
+	return v;
+}
+
 int jadd_str(struct json_object *o, const char *key, const char *s)
 {
-	return jadd(o, key, json_object_new_string(s));
+	return jadd(o, key, jstr(s));
 }
 
 int jadd_bool(struct json_object *o, const char *key, bool b)
@@ -84,36 +98,99 @@ struct json_object *jtext_object(const char *text)
 	if (o && json_object_is_type(o, json_type_object))
 		return o;
 	json_object_put(o);
-	return json_object_new_string(text);
+	return jstr(text);
 }
 
-static int bad_type(const char *key, const char *want)
+/* ---- reading: the first error, one line naming the member ---------- */
+
+static char err_text[256];
+static char ctx[192];
+static size_t ctx_len[8];
+static int ctx_depth;
+
+void jctx_push(const char *key, long idx)
 {
-	fprintf(stderr, "encbench-trace: JSON member \"%s\" is not %s\n", key,
-		want);
-	return -EINVAL;
+	size_t n = strlen(ctx);
+
+	if (ctx_depth < 8)
+		ctx_len[ctx_depth] = n;
+	ctx_depth++;
+	if (idx >= 0)
+		snprintf(ctx + n, sizeof(ctx) - n, "%s%s[%ld]", n ? "." : "",
+			 key, idx);
+	else
+		snprintf(ctx + n, sizeof(ctx) - n, "%s%s", n ? "." : "", key);
 }
 
-/* The member, or NULL when absent or null. */
-static struct json_object *member(struct json_object *o, const char *key)
+void jctx_pop(void)
 {
-	struct json_object *v = NULL;
-
-	if (!o || !json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return v;
+	if (ctx_depth > 0 && --ctx_depth < 8)
+		ctx[ctx_len[ctx_depth]] = '\0';
 }
 
-static int copy_str(const char *key, const char *s, char *buf, size_t len)
+void jget_reset(void)
+{
+	err_text[0] = ctx[0] = '\0';
+	ctx_depth = 0;
+}
+
+const char *jget_error(void)
+{
+	return err_text[0] ? err_text : "unreadable";
+}
+
+void jget_fail(int *err, int code, const char *key, const char *fmt, ...)
+{
+	char why[128];
+	va_list ap;
+
+	if (*err)
+		return;
+	*err = code;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	snprintf(err_text, sizeof(err_text), "member \"%s%s%s\" %s", ctx,
+		 ctx[0] && key[0] ? "." : "", key, why);
+}
+
+static void bad_type(int *err, const char *key, const char *want)
+{
+	jget_fail(err, -EINVAL, key, "is not %s", want);
+}
+
+/*
+ * The member, present: the writer always writes every member, so one
+ * that is missing is an error. *v is NULL for a JSON null.
+ */
+static bool member(int *err, struct json_object *o, const char *key,
+		   struct json_object **v)
+{
+	*v = NULL;
+	if (*err)
+		return false;
+	/* o is NULL where an entry that should be an object was null. */
+	if (!o || !json_object_object_get_ex(o, key, v)) {
+		jget_fail(err, -EINVAL, key, "is missing");
+		return false;
+	}
+	return true;
+}
+
+bool jhas(struct json_object *o, const char *key)
+{
+	return o && json_object_object_get_ex(o, key, NULL);
+}
+
+static int copy_str(int *err, const char *key, const char *s, char *buf,
+		    size_t len)
 {
 	size_t n = strlen(s);
 
 	if (n >= len) {
-		fprintf(stderr,
-			"encbench-trace: JSON member \"%s\" is too long "
-			"(%zu bytes, at most %zu)\n",
-			key, n, len - 1);
-		return -E2BIG;
+		jget_fail(err, -E2BIG, key,
+			  "is too long (%zu bytes, at most %zu)", n, len - 1);
+		return *err;
 	}
 	memcpy(buf, s, n + 1);
 	return 0;
@@ -122,102 +199,124 @@ static int copy_str(const char *key, const char *s, char *buf, size_t len)
 void jget_str(int *err, struct json_object *o, const char *key, char *buf,
 	      size_t len)
 {
-	struct json_object *v = member(o, key);
+	struct json_object *v;
 
-	if (*err || !v)
+	if (!member(err, o, key, &v))
 		return;
 	if (!json_object_is_type(v, json_type_string))
-		*err = bad_type(key, "a string");
+		bad_type(err, key, "a string");
 	else
-		*err = copy_str(key, json_object_get_string(v), buf, len);
+		copy_str(err, key, json_object_get_string(v), buf, len);
 }
 
 void jget_bool(int *err, struct json_object *o, const char *key, bool *b)
 {
-	struct json_object *v = member(o, key);
+	struct json_object *v;
 
-	if (*err || !v)
+	if (!member(err, o, key, &v))
 		return;
 	if (!json_object_is_type(v, json_type_boolean))
-		*err = bad_type(key, "true or false");
+		bad_type(err, key, "true or false");
 	else
 		*b = json_object_get_boolean(v);
 }
 
+/*
+ * An integer in [0, max]. json-c clamps what does not fit 64 bits to
+ * INT64_MIN or UINT64_MAX without a word: those are refused as out of
+ * range (the writer never writes them).
+ */
+static bool get_count(int *err, struct json_object *o, const char *key,
+		      uint64_t max, uint64_t *out)
+{
+	struct json_object *v;
+	int64_t s;
+	uint64_t u;
+
+	if (!member(err, o, key, &v))
+		return false;
+	if (!json_object_is_type(v, json_type_int)) {
+		bad_type(err, key, "an integer");
+		return false;
+	}
+	s = json_object_get_int64(v);
+	u = json_object_get_uint64(v);
+	if (s < 0)
+		jget_fail(err, -ERANGE, key, "is negative (%lld)",
+			  (long long)s);
+	else if (u == UINT64_MAX || u > max)
+		jget_fail(err, -ERANGE, key, "is out of range (at most %llu)",
+			  (unsigned long long)(max == UINT64_MAX ? max - 1
+								 : max));
+	if (*err)
+		return false;
+	*out = u;
+	return true;
+}
+
 void jget_int(int *err, struct json_object *o, const char *key, int *i)
 {
-	struct json_object *v = member(o, key);
-	int64_t x;
+	uint64_t x;
 
-	if (*err || !v)
-		return;
-	x = json_object_get_int64(v);
-	if (!json_object_is_type(v, json_type_int) || x < INT32_MIN ||
-	    x > INT32_MAX)
-		*err = bad_type(key, "a 32-bit integer");
-	else
+	if (get_count(err, o, key, INT32_MAX, &x))
 		*i = (int)x;
 }
 
 void jget_u64(int *err, struct json_object *o, const char *key, uint64_t *u)
 {
-	struct json_object *v = member(o, key);
-
-	if (*err || !v)
-		return;
-	/* json-c gives negative numbers int64, others uint64 or int64. */
-	if (!json_object_is_type(v, json_type_int) ||
-	    json_object_get_int64(v) < 0)
-		*err = bad_type(key, "an unsigned integer");
-	else
-		*u = json_object_get_uint64(v);
+	get_count(err, o, key, UINT64_MAX, u);
 }
 
 void jget_uint(int *err, struct json_object *o, const char *key,
 	       unsigned int *u)
 {
-	uint64_t x = *u;
+	uint64_t x;
 
-	jget_u64(err, o, key, &x);
-	if (*err)
-		return;
-	if (x > UINT32_MAX)
-		*err = bad_type(key, "a 32-bit unsigned integer");
-	else
+	if (get_count(err, o, key, UINT32_MAX, &x))
 		*u = (unsigned int)x;
 }
 
 void jto_double(int *err, const char *key, struct json_object *v, double *d)
 {
+	double x;
+
 	if (*err)
 		return;
-	if (!v)
-		*d = NAN;
-	else if (!json_object_is_type(v, json_type_double) &&
-		 !json_object_is_type(v, json_type_int))
-		*err = bad_type(key, "a number");
+	if (!v) {
+		*d = NAN; /* written as null: not finite */
+		return;
+	}
+	if (!json_object_is_type(v, json_type_double) &&
+	    !json_object_is_type(v, json_type_int)) {
+		bad_type(err, key, "a number");
+		return;
+	}
+	/* json-c takes NaN, Infinity and 1e400 (inf); the writer never
+	 * writes them (null stands for not finite). */
+	x = json_object_get_double(v);
+	if (!isfinite(x))
+		jget_fail(err, -ERANGE, key, "is not a finite number");
 	else
-		*d = json_object_get_double(v);
+		*d = x;
 }
 
 void jget_double(int *err, struct json_object *o, const char *key, double *d)
 {
-	struct json_object *v = NULL;
+	struct json_object *v;
 
-	/* Present but null is NaN; absent leaves *d alone. */
-	if (o && json_object_object_get_ex(o, key, &v))
+	if (member(err, o, key, &v))
 		jto_double(err, key, v, d);
 }
 
 void jget_pair(int *err, struct json_object *o, const char *key, double out[2])
 {
-	struct json_object *v = member(o, key);
+	struct json_object *v;
 
-	if (*err || !v)
+	if (!member(err, o, key, &v))
 		return;
 	if (!json_object_is_type(v, json_type_array) ||
 	    json_object_array_length(v) != 2) {
-		*err = bad_type(key, "a [low, high] pair");
+		bad_type(err, key, "a [low, high] pair");
 		return;
 	}
 	jto_double(err, key, json_object_array_get_idx(v, 0), &out[0]);
@@ -227,36 +326,47 @@ void jget_pair(int *err, struct json_object *o, const char *key, double out[2])
 size_t jget_array(int *err, struct json_object *o, const char *key, size_t max,
 		  struct json_object **arr)
 {
-	struct json_object *v = member(o, key);
+	struct json_object *v;
 
 	*arr = NULL;
-	if (*err || !v)
+	if (!member(err, o, key, &v))
 		return 0;
 	if (!json_object_is_type(v, json_type_array)) {
-		*err = bad_type(key, "an array");
+		bad_type(err, key, "an array");
 		return 0;
 	}
 	if (json_object_array_length(v) > max) {
-		fprintf(stderr,
-			"encbench-trace: JSON member \"%s\" has %zu entries, "
-			"at most %zu fit\n",
-			key, json_object_array_length(v), max);
-		*err = -E2BIG;
+		jget_fail(err, -E2BIG, key, "has %zu entries, at most %zu fit",
+			  json_object_array_length(v), max);
 		return 0;
 	}
 	*arr = v;
 	return json_object_array_length(v);
 }
 
+struct json_object *jget_object_or_null(int *err, struct json_object *o,
+					const char *key)
+{
+	struct json_object *v;
+
+	if (!member(err, o, key, &v) || !v)
+		return NULL;
+	if (!json_object_is_type(v, json_type_object)) {
+		bad_type(err, key, "an object");
+		return NULL;
+	}
+	return v;
+}
+
 struct json_object *jget_object(int *err, struct json_object *o,
 				const char *key)
 {
-	struct json_object *v = member(o, key);
+	struct json_object *v;
 
-	if (*err || !v)
+	if (!member(err, o, key, &v))
 		return NULL;
-	if (!json_object_is_type(v, json_type_object)) {
-		*err = bad_type(key, "an object");
+	if (!v || !json_object_is_type(v, json_type_object)) {
+		bad_type(err, key, "an object");
 		return NULL;
 	}
 	return v;
@@ -267,15 +377,15 @@ void jget_text(int *err, struct json_object *o, const char *key, char *buf,
 {
 	const int flags =
 		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
-	struct json_object *v = member(o, key);
+	struct json_object *v;
 
-	if (*err || !v)
+	if (!member(err, o, key, &v))
 		return;
 	if (json_object_is_type(v, json_type_string))
-		*err = copy_str(key, json_object_get_string(v), buf, len);
-	else if (!json_object_is_type(v, json_type_object))
-		*err = bad_type(key, "an object");
+		copy_str(err, key, json_object_get_string(v), buf, len);
+	else if (!v || !json_object_is_type(v, json_type_object))
+		bad_type(err, key, "an object");
 	else
-		*err = copy_str(key, json_object_to_json_string_ext(v, flags),
-				buf, len);
+		copy_str(err, key, json_object_to_json_string_ext(v, flags),
+			 buf, len);
 }

@@ -24,6 +24,8 @@
  * check once per object.
  */
 int jadd(struct json_object *o, const char *key, struct json_object *v);
+/* A JSON string of s, made valid UTF-8 (see report_utf8_valid). */
+struct json_object *jstr(const char *s);
 int jadd_str(struct json_object *o, const char *key, const char *s);
 int jadd_bool(struct json_object *o, const char *key, bool b);
 int jadd_int(struct json_object *o, const char *key, int64_t i);
@@ -42,14 +44,18 @@ struct json_object *jtext_object(const char *text);
 
 /*
  * Readers, with a sticky error: each does nothing once *err is set, and
- * sets it (negative errno, with a message naming the member) when a
- * member has the wrong type. A missing member leaves the destination as
- * it is (zeroed by the caller). Strings longer than the destination are
- * an error: a cut path or name would come back as a different value.
+ * sets it (negative errno) with a message naming the member, for
+ * jget_error(), when the member is missing (the writer writes every
+ * member: test jhas() first for one that is optional), null where the
+ * writer never writes null, of the wrong type, a number that is not finite,
+ * an integer that is negative or out of range, or a string longer than
+ * the destination (a cut path or name would come back as a different
+ * value).
  */
 void jget_str(int *err, struct json_object *o, const char *key, char *buf,
 	      size_t len);
 void jget_bool(int *err, struct json_object *o, const char *key, bool *b);
+/* Integers are counts and sizes: 0 .. INT32_MAX, UINT32_MAX, UINT64_MAX-1. */
 void jget_int(int *err, struct json_object *o, const char *key, int *i);
 void jget_uint(int *err, struct json_object *o, const char *key,
 	       unsigned int *u);
@@ -61,12 +67,26 @@ void jto_double(int *err, const char *key, struct json_object *v, double *d);
 /* [lo, hi] pair of doubles. */
 void jget_pair(int *err, struct json_object *o, const char *key, double out[2]);
 /* Member that must be an array of at most max elements: its length, and
- * the array in *arr (NULL and 0 when absent). */
+ * the array in *arr. */
 size_t jget_array(int *err, struct json_object *o, const char *key, size_t max,
 		  struct json_object **arr);
-/* Member that must be an object; NULL when absent or null. */
+/* Member that must be an object. */
 struct json_object *jget_object(int *err, struct json_object *o,
 				const char *key);
+/* The same, where the writer writes null for "none": NULL then. */
+struct json_object *jget_object_or_null(int *err, struct json_object *o,
+					const char *key);
+/* Is the member there (null included)? */
+bool jhas(struct json_object *o, const char *key);
+/* Set the error (the first one sticks) with "is ..." after the name. */
+void jget_fail(int *err, int code, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Members are named below what was pushed: "results[3].mean". */
+void jctx_push(const char *key, long idx);
+void jctx_pop(void);
+/* Before a document: no error, no context. After: the first error. */
+void jget_reset(void);
+const char *jget_error(void);
 /* Object (or string) member back into compact JSON object text. */
 void jget_text(int *err, struct json_object *o, const char *key, char *buf,
 	       size_t len);
@@ -96,8 +116,22 @@ int report_write_atomic(const char *dir, const char *name, const char *text);
 int report_write_built(const char *dir, const char *name,
 		       int (*build)(FILE *out, const void *arg),
 		       const void *arg);
-/* Whole file as one JSON object (nothing but whitespace may follow). */
+/* The largest results file read: the largest the writer makes (every
+ * sample, attribution and histogram at its maximum) is well below. */
+#define REPORT_MAX_INPUT (64 << 20)
+/* Whole file as one JSON object (nothing but whitespace may follow); a
+ * regular file of at most REPORT_MAX_INPUT bytes. */
 int report_load_json(const char *path, struct json_object **out);
+
+/*
+ * escape.c: text from outside on its way out.
+ */
+/* text to out with every control character (C0 but newline and tab, DEL,
+ * C1) escaped, as are bytes that are not UTF-8 (\xNN). */
+void report_put_safe(FILE *out, const char *text, size_t len);
+/* text as valid UTF-8 (bytes that are not become \xNN); malloc'ed, NULL
+ * when out of memory. */
+char *report_utf8_valid(const char *text);
 
 /*
  * Text pieces shared by text*.c and csv.c (run.log).

@@ -358,7 +358,7 @@ static void print_closing(const struct results *r, FILE *out)
 	}
 }
 
-void report_print_text(const struct results *r, FILE *out, bool histograms)
+static void print_text(const struct results *r, FILE *out, bool histograms)
 {
 	const struct run_meta *m = &r->meta;
 
@@ -380,4 +380,20 @@ void report_print_text(const struct results *r, FILE *out, bool histograms)
 	if (histograms)
 		report_print_histograms(r, out);
 	print_closing(r, out);
+}
+
+/* Every string may come from a file someone handed us: the whole text is
+ * made first, then escaped on its way to the terminal. */
+void report_print_text(const struct results *r, FILE *out, bool histograms)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem)
+		return;
+	print_text(r, mem, histograms);
+	if (fclose(mem) == 0)
+		report_put_safe(out, text, len);
+	free(text);
 }
