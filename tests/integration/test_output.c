@@ -11,6 +11,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <setjmp.h>
@@ -21,7 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
+#include <sys/fanotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -296,56 +297,80 @@ static void test_two_runs_one_output(void **state)
 	assert_int_equal(leftovers(tmp, NULL, 0), 0);
 }
 
-/* Wait for a file whose name starts with `prefix` to be created in the
- * watched folder; false after 120 s. */
-static bool wait_created(int ino, const char *prefix)
+/*
+ * Hold the first open of a file whose name starts with `prefix` in the
+ * watched folder (a fanotify permission event: the opener waits for our
+ * answer), letting every other open through. Its fd, and the opener's PID
+ * in *pid; -1 after 120 s.
+ */
+static int hold_open(int fan, const char *prefix, pid_t *pid)
 {
 	char buf[4096] __attribute__((aligned(8)));
-	struct pollfd pfd = {.fd = ino, .events = POLLIN};
+	struct pollfd pfd = {.fd = fan, .events = POLLIN};
 
 	while (poll(&pfd, 1, 120000) == 1) {
-		ssize_t n = read(ino, buf, sizeof(buf));
+		ssize_t n = read(fan, buf, sizeof(buf));
+		struct fanotify_event_metadata *m = (void *)buf;
 
-		for (char *p = buf; n > 0 && p < buf + n;) {
-			struct inotify_event *ev = (void *)p;
+		for (; n > 0 && FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
+			char link[64], name[PATH_MAX] = "";
+			struct fanotify_response allow = {m->fd, FAN_ALLOW};
+			const char *base;
+			ssize_t k;
 
-			if (ev->len &&
-			    !strncmp(ev->name, prefix, strlen(prefix)))
-				return true;
-			p += sizeof(*ev) + ev->len;
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", m->fd);
+			k = readlink(link, name, sizeof(name) - 1);
+			name[k > 0 ? k : 0] = '\0';
+			base = strrchr(name, '/');
+			if (base &&
+			    !strncmp(base + 1, prefix, strlen(prefix))) {
+				*pid = m->pid;
+				return m->fd;
+			}
+			write(fan, &allow, sizeof(allow));
+			close(m->fd);
 		}
 	}
-	return false;
+	return -1;
 }
 
 /*
  * Item 4: a signal while the report was written was ignored (exit 0).
- * SIGINT the moment results.json's temp file appears: the run finishes
- * writing (the measurements are done), says the results are complete, and
- * exits 130; every file is whole.
+ * SIGINT while results.json's temp file is being opened (held there by a
+ * fanotify permission event, so the signal surely lands mid-report): the
+ * run finishes writing (the measurements are done), says the results are
+ * complete, and exits 130; every file is whole.
  */
 static void test_signal_while_writing(void **state)
 {
+	struct fanotify_response allow = {.response = FAN_ALLOW};
 	char out[PATH_MAX];
 	const char *a[14], *err;
-	pid_t pid;
-	int ino;
+	pid_t pid, opener = 0;
+	int fan;
 	(void)state;
 
 	path_in(out, sizeof(out), "late");
 	assert_int_equal(mkdir(out, 0755), 0); /* empty: allowed */
-	ino = inotify_init1(IN_CLOEXEC);
-	assert_true(ino >= 0);
-	assert_true(inotify_add_watch(ino, out, IN_CREATE) >= 0);
+	fan = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY);
+	assert_true(fan >= 0);
+	assert_int_equal(fanotify_mark(fan, FAN_MARK_ADD,
+				       FAN_OPEN_PERM | FAN_EVENT_ON_CHILD,
+				       AT_FDCWD, out),
+			 0);
 	short_run(a, out);
 	pid = run_spawn(tmp, "late", NULL, NULL, a);
-	if (!wait_created(ino, ".results.json.")) {
+	allow.fd = hold_open(fan, ".results.json.", &opener);
+	if (allow.fd < 0) {
 		kill(pid, SIGKILL);
 		run_reap(pid);
 		fail_msg("results.json was never written");
 	}
+	assert_int_equal(opener, pid);
 	assert_int_equal(kill(pid, SIGINT), 0);
-	close(ino);
+	write(fan, &allow, sizeof(allow));
+	close(allow.fd);
+	close(fan); /* lets every later open through */
 	assert_int_equal(run_reap(pid), 130);
 	err = run_output(tmp, "late", "stderr");
 	if (!strstr(err, "interrupted after the measurements were done; the "
