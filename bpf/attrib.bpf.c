@@ -63,6 +63,8 @@ struct {
 __u32 tracing_on = 0;
 __u32 root_tgid = 0;
 __u32 filter_devs = 0;
+/* `trace --cgroup`: the cgroup v2 id whose tasks count too (0: none). */
+__u64 cgroup_id = 0;
 
 struct start {
 	__u64 ts;
@@ -282,6 +284,15 @@ static __always_inline __u32 sys_op_of(struct pt_regs *regs, __u32 v)
 	return flags & SYS_OP_O_CREAT ? v & SYS_OP_MASK : 0;
 }
 
+/* Whether the current task's syscalls count: a traced process, or a
+ * task of the traced cgroup. */
+static __always_inline bool is_traced(__u32 tgid)
+{
+	if (bpf_map_lookup_elem(&traced, &tgid))
+		return true;
+	return cgroup_id && bpf_get_current_cgroup_id() == cgroup_id;
+}
+
 static __always_inline int on_sys_enter(__u64 *ctx)
 {
 	long id = (long)ctx[1];
@@ -296,7 +307,7 @@ static __always_inline int on_sys_enter(__u64 *ctx)
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	tgid = pid_tgid >> 32;
-	if (!bpf_map_lookup_elem(&traced, &tgid))
+	if (!is_traced(tgid))
 		return 0;
 	op = sys_op_of((struct pt_regs *)ctx[0], *v);
 	if (!op)
@@ -351,7 +362,7 @@ static __always_inline int on_iou_submit(__u64 *ctx)
 	if (!tracing_on)
 		return 0;
 	tgid = bpf_get_current_pid_tgid() >> 32;
-	if (!bpf_map_lookup_elem(&traced, &tgid))
+	if (!is_traced(tgid))
 		return 0;
 	op = iou_op(BPF_CORE_READ(req, opcode));
 	if (op < 0)

@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{"probe", cmd_probe, "what this kernel and machine support"},
 	{"report", cmd_report, "print a saved results.json again"},
 	{"merge", cmd_merge, "several hosts' runs side by side"},
+	{"trace", cmd_trace, "why any command's I/O is slow, on any stack"},
 	{0},
 };
 
@@ -34,7 +35,9 @@ static void usage(FILE *out)
 		"  sudo encbench-trace run\n"
 		"  sudo encbench-trace probe --json\n"
 		"  encbench-trace report encbench-results/*/results.json\n"
-		"  encbench-trace merge --html fleet/ host1.json host2.json\n");
+		"  encbench-trace merge --html fleet/ host1.json host2.json\n"
+		"  sudo encbench-trace trace --path ~/luks -- cp a.iso "
+		"~/luks/\n");
 }
 
 int main(int argc, char **argv)

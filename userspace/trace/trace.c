@@ -521,6 +521,15 @@ int trace_begin(struct tracer *tr, const struct trace_filter *f)
 	tr->filter = *f;
 	skel->bss->filter_devs = f->nr_devs > 0;
 	skel->bss->root_tgid = f->parent_tgid;
+	skel->bss->cgroup_id = f->cgroup_id;
+	if (f->pid > 0) {
+		__u32 key = f->pid;
+		__u8 one = 1;
+
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.traced), &key,
+					&one, BPF_ANY))
+			return -errno;
+	}
 	memset(tr->kreq_acc, 0, sizeof(tr->kreq_acc));
 	tr->misses_acc = 0;
 	tr->wall_acc_ns = 0;

@@ -26,6 +26,10 @@ struct trace_filter {
 	/* Syscalls are counted for every descendant process of this tgid
 	 * (the workload's children), never for the tgid itself. */
 	pid_t parent_tgid;
+	/* `trace`: a process counted itself, with its descendants (0:
+	 * none), and a cgroup v2 id whose tasks count (0: none). */
+	pid_t pid;
+	uint64_t cgroup_id;
 };
 
 /* The wait decomposition's raw counters (trace/wait.c). */

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `encbench-trace trace` as root on this kernel: a user's own command on
+ * an ext4 file system on a loop device (set up here, torn down after) is
+ * attributed as `run` would attribute it, components adding up to its
+ * read time; its exit status is passed through; bad input is one line,
+ * exit 2, and creates nothing.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "results_json.h"
+
+static char tmp[] = "/var/tmp/encbench-tracecmd.XXXXXX";
+static char dev[64];
+static const char *bin;
+
+static int sh(const char *fmt, ...)
+{
+	char cmd[PATH_MAX * 2];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* `trace` with argv (after "trace"), stdout and stderr to tmp/out and
+ * tmp/err; its exit status. */
+static int trace(const char *const *args)
+{
+	const char *argv[32] = {bin, "trace"};
+	char path[PATH_MAX];
+	int n = 2, status;
+	pid_t pid;
+
+	while (*args && n < 31)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	pid = fork();
+	if (pid == 0) {
+		snprintf(path, sizeof(path), "%s/out", tmp);
+		if (!freopen(path, "w", stdout))
+			_exit(97);
+		snprintf(path, sizeof(path), "%s/err", tmp);
+		if (!freopen(path, "w", stderr))
+			_exit(97);
+		execv(bin, (char *const *)argv);
+		_exit(98);
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int lines_of(const char *name)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int n = 0, c;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, name);
+	f = fopen(path, "r");
+	while (f && (c = fgetc(f)) != EOF)
+		n += c == '\n';
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static int setup(void **state)
+{
+	char cmd[PATH_MAX];
+	FILE *p;
+	(void)state;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "# integration tests need root\n");
+		return -1;
+	}
+	bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
+	if (!mkdtemp(tmp))
+		return -1;
+	if (sh("truncate -s 96M %s/img && mkdir %s/mnt", tmp, tmp))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "losetup -f --show %s/img", tmp);
+	p = popen(cmd, "r");
+	if (!p || !fgets(dev, sizeof(dev), p)) {
+		if (p)
+			pclose(p);
+		return -1;
+	}
+	pclose(p);
+	dev[strcspn(dev, "\n")] = '\0';
+	return sh("mkfs.ext4 -q %s && mount %s %s/mnt && "
+		  "dd if=/dev/urandom of=%s/mnt/f bs=1M count=32 status=none "
+		  "&& sync",
+		  dev, dev, tmp, tmp)
+		       ? -1
+		       : 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sh("umount %s/mnt 2>/dev/null", tmp);
+	if (dev[0])
+		sh("losetup -d %s", dev);
+	return sh("rm -rf %s", tmp) ? -1 : 0;
+}
+
+static void test_dd_on_loop_ext4(void **state)
+{
+	char mnt[PATH_MAX], out[PATH_MAX], file[PATH_MAX], inf[PATH_MAX + 8];
+	char path[PATH_MAX + 16];
+	struct json_object *doc, *w, *ns;
+	uint64_t sum = 0;
+	(void)state;
+
+	snprintf(mnt, sizeof(mnt), "%s/mnt", tmp);
+	snprintf(out, sizeof(out), "%s/res", tmp);
+	snprintf(file, sizeof(file), "%s/mnt/f", tmp);
+	snprintf(inf, sizeof(inf), "if=%s", file);
+	const char *args[] = {
+		"--path",	mnt,  "-q", "-o",	    out,
+		"--",		"dd", inf,  "of=/dev/null", "bs=1M",
+		"iflag=direct", NULL};
+
+	assert_int_equal(trace(args), 0);
+	snprintf(path, sizeof(path), "%s/results.json", out);
+	doc = json_object_from_file(path);
+	assert_non_null(doc);
+	w = get(attrib_of(doc, "trace", "read"), "wait");
+	ns = get(w, "ns");
+	/* dd's 32 reads of 1 MiB, the one that finds the end, and what
+	 * it reads starting (the loader, locale files). */
+	assert_true(json_object_get_int64(get(w, "syscalls")) >= 33);
+	json_object_object_foreach(ns, k, v)
+	{
+		(void)k;
+		sum += json_object_get_uint64(v);
+	}
+	assert_true(sum == json_object_get_uint64(get(w, "total_ns")));
+	/* O_DIRECT reads of a loop device: the device is in the time. */
+	assert_true(json_object_get_uint64(get(ns, "device")) > 0);
+	assert_int_equal(json_object_get_uint64(get(ns, "crypt")), 0);
+	assert_true(json_object_get_int64(
+			    get(layer_of(doc, "trace", "read", "device"),
+				"count")) >= 32);
+	json_object_put(doc);
+}
+
+static void test_exit_status_passed(void **state)
+{
+	char mnt[PATH_MAX];
+	(void)state;
+
+	snprintf(mnt, sizeof(mnt), "%s/mnt", tmp);
+	const char *seven[] = {"--path", mnt,  "-q",	 "--",
+			       "sh",	 "-c", "exit 7", NULL};
+	const char *no[] = {"--path", mnt, "-q", "--", "false", NULL};
+
+	assert_int_equal(trace(seven), 7);
+	assert_int_equal(trace(no), 1);
+}
+
+/* Exit 2, one line on stderr, no output folder. */
+static void expect_bad(const char *const *args, const char *out)
+{
+	struct stat st;
+
+	assert_int_equal(trace(args), 2);
+	assert_int_equal(lines_of("err"), 1);
+	assert_int_equal(stat(out, &st), -1);
+}
+
+static void test_bad_input(void **state)
+{
+	char mnt[PATH_MAX], out[PATH_MAX];
+	(void)state;
+
+	snprintf(mnt, sizeof(mnt), "%s/mnt", tmp);
+	snprintf(out, sizeof(out), "%s/never", tmp);
+	const char *tmpfs[] = {"--path", "/dev/shm", "-o", out,
+			       "--",	 "true",     NULL};
+	const char *nopid[] = {"--path", mnt,	      "-o", out,
+			       "--pid",	 "999999999", NULL};
+	const char *nocmd[] = {
+		"--path", mnt, "-o", out, "--", "/nonexistent/command", NULL};
+	const char *nothing[] = {"--path", mnt, "-o", out, NULL};
+	const char *both[] = {"--path", mnt,  "--dev", dev, "-o",
+			      out,	"--", "true",  NULL};
+
+	expect_bad(tmpfs, out);
+	expect_bad(nopid, out);
+	expect_bad(nocmd, out);
+	expect_bad(nothing, out);
+	expect_bad(both, out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dd_on_loop_ext4),
+		cmocka_unit_test(test_exit_status_passed),
+		cmocka_unit_test(test_bad_input),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

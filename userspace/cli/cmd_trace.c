@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `trace`: the wait attribution and verdict of `run` for any command or
+ * process on any storage stack, without building targets. The device
+ * filter comes from PATH's file system (its device and the devices below
+ * it in sysfs) or from DEV; the syscalls counted are those of PID and its
+ * descendants, of a cgroup v2's tasks, or of CMD, whose exit status is
+ * passed through. Ctrl-C ends the trace and prints what was gathered.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "outdir.h"
+#include "../probe/probe.h"
+#include "../report/report.h"
+#include "../trace/trace.h"
+
+#define TRACE_BAD(...) CMD_BAD("trace", __VA_ARGS__)
+
+static const char trace_usage[] =
+	"Usage: encbench-trace trace [--path PATH | --dev DEV]\n"
+	"                            [--pid PID | --cgroup CG | -- CMD "
+	"ARGS...]\n"
+	"                            [--duration S] [-o DIR] [--json] [-q]\n"
+	"\n"
+	"Attribute the time of a command's or a process's read and write "
+	"calls to\n"
+	"the kernel's layers (what they waited for), on the storage stack "
+	"under\n"
+	"PATH or DEV, and say in one sentence why they are slow.\n"
+	"\n"
+	"  -p, --path PATH      trace the block devices under PATH's file "
+	"system\n"
+	"  -d, --dev DEV        trace block device DEV (/dev/sdX or MAJ:MIN)\n"
+	"      --pid PID        trace process PID and its children\n"
+	"      --cgroup CG      trace the tasks of cgroup v2 folder CG\n"
+	"  -D, --duration S     stop after S seconds (default: when CMD or PID "
+	"ends,\n"
+	"                       or on Ctrl-C)\n"
+	"  -o, --output DIR     results.json and histogram files in DIR (a "
+	"new folder)\n"
+	"      --json           results.json on stdout (the text goes to "
+	"stderr)\n"
+	"  -q, --quiet          no histograms\n"
+	"  -h, --help           this help\n"
+	"\n"
+	"With -- CMD, the exit status is CMD's.\n"
+	"\n"
+	"Examples:\n"
+	"  sudo encbench-trace trace --path ~/luks -- cp big.iso ~/luks/\n"
+	"  sudo encbench-trace trace --dev /dev/nvme0n1 --pid 1234 "
+	"--duration 10\n";
+
+enum { OPT_PID = 256, OPT_CGROUP, OPT_JSON };
+
+static const struct option trace_opts[] = {
+	{"path", required_argument, NULL, 'p'},
+	{"dev", required_argument, NULL, 'd'},
+	{"pid", required_argument, NULL, OPT_PID},
+	{"cgroup", required_argument, NULL, OPT_CGROUP},
+	{"duration", required_argument, NULL, 'D'},
+	{"output", required_argument, NULL, 'o'},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"quiet", no_argument, NULL, 'q'},
+	{"help", no_argument, NULL, 'h'},
+	{0},
+};
+
+struct trace_cmd {
+	const char *path, *dev, *cgroup, *output;
+	pid_t pid;
+	double duration;
+	bool json, quiet;
+	char **cmd; /* after "--", NULL-terminated; NULL if none */
+	struct trace_filter f;
+	struct output_dir out;
+	char what[NAME_LEN]; /* the workload's name in the report */
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int add_dev(struct trace_filter *f, unsigned int ma, unsigned int mi)
+{
+	for (int i = 0; i < f->nr_devs; i++)
+		if (f->major[i] == ma && f->minor[i] == mi)
+			return 0;
+	if (f->nr_devs >= MAX_TARGET_DEVS)
+		return -E2BIG;
+	f->major[f->nr_devs] = ma;
+	f->minor[f->nr_devs++] = mi;
+	return 0;
+}
+
+/* ma:mi and, recursively, the devices below it (sysfs "slaves": dm,
+ * md), and the whole disk of a partition. */
+static void add_stack(struct trace_filter *f, unsigned int ma, unsigned int mi,
+		      int depth)
+{
+	char path[PATH_MAX], buf[64];
+	unsigned int a, b;
+	FILE *fp;
+	struct dirent *e;
+	DIR *d;
+
+	if (depth > 8 || add_dev(f, ma, mi))
+		return;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../dev", ma, mi);
+	fp = fopen(path, "re"); /* a partition's parent disk */
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition", ma, mi);
+	if (fp && access(path, F_OK) == 0 && fgets(buf, sizeof(buf), fp) &&
+	    sscanf(buf, "%u:%u", &a, &b) == 2)
+		add_dev(f, a, b);
+	if (fp)
+		fclose(fp);
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/slaves", ma, mi);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		char dev[PATH_MAX + 300];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(dev, sizeof(dev), "%s/%s/dev", path, e->d_name);
+		fp = fopen(dev, "re");
+		if (fp && fgets(buf, sizeof(buf), fp) &&
+		    sscanf(buf, "%u:%u", &a, &b) == 2)
+			add_stack(f, a, b, depth + 1);
+		if (fp)
+			fclose(fp);
+	}
+	if (d)
+		closedir(d);
+}
+
+static int parse_target(struct trace_cmd *c)
+{
+	unsigned int ma, mi;
+	struct stat st;
+
+	if (c->path) {
+		if (stat(c->path, &st) < 0)
+			TRACE_BAD("path '%s': %s", c->path, strerror(errno));
+		/* Major 0: anonymous devices (tmpfs, proc, overlay). */
+		if (!major(st.st_dev))
+			TRACE_BAD("path '%s' is on no block device", c->path);
+		add_stack(&c->f, major(st.st_dev), minor(st.st_dev), 0);
+	} else if (c->dev) {
+		if (sscanf(c->dev, "%u:%u", &ma, &mi) != 2) {
+			if (stat(c->dev, &st) < 0)
+				TRACE_BAD("device '%s': %s", c->dev,
+					  strerror(errno));
+			if (!S_ISBLK(st.st_mode))
+				TRACE_BAD("'%s' is not a block device", c->dev);
+			ma = major(st.st_rdev);
+			mi = minor(st.st_rdev);
+		}
+		add_stack(&c->f, ma, mi, 0);
+	}
+	return 0;
+}
+
+/* A cgroup v2 id is its folder's inode number (kernfs). */
+static int parse_cgroup(struct trace_cmd *c)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (c->cgroup[0] == '/' && !strncmp(c->cgroup, "/sys/fs/cgroup", 14))
+		snprintf(path, sizeof(path), "%s", c->cgroup);
+	else
+		snprintf(path, sizeof(path), "/sys/fs/cgroup/%s", c->cgroup);
+	snprintf(path + strlen(path), sizeof(path) - strlen(path),
+		 "/cgroup.procs");
+	if (stat(path, &st) < 0)
+		TRACE_BAD("cgroup '%s': no cgroup v2 folder %s", c->cgroup,
+			  path);
+	*strrchr(path, '/') = '\0';
+	if (stat(path, &st) < 0)
+		TRACE_BAD("cgroup '%s': %s", c->cgroup, strerror(errno));
+	c->f.cgroup_id = st.st_ino;
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct trace_cmd *c)
+{
+	char *end;
+	int opt, n = 0, rc;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+p:d:D:o:qh", trace_opts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			c->path = optarg;
+			break;
+		case 'd':
+			c->dev = optarg;
+			break;
+		case OPT_PID: {
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v <= 0 || v > INT_MAX)
+				TRACE_BAD("bad pid '%s'", optarg);
+			c->pid = (pid_t)v;
+			if (kill(c->pid, 0) < 0 && errno == ESRCH)
+				TRACE_BAD("no process %ld", v);
+			break;
+		}
+		case OPT_CGROUP:
+			c->cgroup = optarg;
+			break;
+		case 'D':
+			c->duration = strtod(optarg, &end);
+			if (*end || !(c->duration > 0) || c->duration > 1e7)
+				TRACE_BAD("bad duration '%s' (seconds > 0)",
+					  optarg);
+			break;
+		case 'o':
+			c->output = optarg;
+			break;
+		case OPT_JSON:
+			c->json = true;
+			break;
+		case 'q':
+			c->quiet = true;
+			break;
+		case 'h':
+			fputs(trace_usage, stdout);
+			return 1;
+		default:
+			TRACE_BAD(
+				"bad option (see encbench-trace trace --help)");
+		}
+	}
+	if (optind < argc)
+		c->cmd = argv + optind;
+	if (c->cmd && optind > 0 && strcmp(argv[optind - 1], "--"))
+		TRACE_BAD("unexpected '%s': a command goes after --",
+			  argv[optind]);
+	n = !!c->pid + !!c->cgroup + !!c->cmd;
+	if (n != 1)
+		TRACE_BAD("give one of --pid, --cgroup or -- CMD");
+	if (c->path && c->dev)
+		TRACE_BAD("give --path or --dev, not both");
+	if (!c->path && !c->dev)
+		TRACE_BAD(
+			"give --path PATH or --dev DEV: the storage to trace");
+	if (geteuid() != 0)
+		TRACE_BAD("needs root (BPF): try sudo");
+	rc = parse_target(c);
+	if (!rc && c->cgroup)
+		rc = parse_cgroup(c);
+	if (!rc && c->output)
+		rc = output_check(c->output, &c->out);
+	if (c->cmd)
+		snprintf(c->what, sizeof(c->what), "%s", c->cmd[0]);
+	else if (c->pid)
+		snprintf(c->what, sizeof(c->what), "pid %d", (int)c->pid);
+	else
+		snprintf(c->what, sizeof(c->what), "cgroup %s", c->cgroup);
+	return rc;
+}
+
+/*
+ * Fork CMD, held until tracing has begun (its fork is then seen), and
+ * exec it; an exec failure comes back through a close-on-exec pipe.
+ * 0 and *child, or 2 after a one-line error.
+ */
+static int spawn(struct trace_cmd *c, struct tracer *tr, pid_t *child)
+{
+	int go[2], fail[2], err = 0;
+	char b;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(fail, O_CLOEXEC))
+		TRACE_BAD("pipe: %s", strerror(errno));
+	/* The child is a descendant of this process: traced from birth. */
+	c->f.parent_tgid = getpid();
+	if (trace_begin(tr, &c->f))
+		TRACE_BAD("starting the trace failed");
+	*child = fork();
+	if (*child == 0) {
+		close(go[1]);
+		close(fail[0]);
+		if (read(go[0], &b, 1) != 1)
+			_exit(127);
+		execvp(c->cmd[0], c->cmd);
+		err = errno;
+		if (write(fail[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(fail[1]);
+	if (*child < 0)
+		TRACE_BAD("fork: %s", strerror(errno));
+	if (write(go[1], "g", 1) != 1)
+		err = EPIPE;
+	close(go[1]);
+	if (read(fail[0], &err, sizeof(err)) == sizeof(err)) {
+		close(fail[0]);
+		waitpid(*child, NULL, 0);
+		TRACE_BAD("cannot run '%s': %s", c->cmd[0], strerror(err));
+	}
+	close(fail[0]);
+	return 0;
+}
+
+static double mono_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Until the command or process ends, the duration runs out, or Ctrl-C.
+ * The exit status to pass on. */
+static int wait_end(const struct trace_cmd *c, pid_t child)
+{
+	double end = c->duration > 0 ? mono_s() + c->duration : 0;
+	struct timespec tick = {0, 50 * 1000 * 1000};
+	int status;
+
+	while (!stop && (!end || mono_s() < end)) {
+		if (child > 0) {
+			pid_t w = waitpid(child, &status, WNOHANG);
+
+			if (w == child)
+				return WIFEXITED(status)
+					       ? WEXITSTATUS(status)
+					       : 128 + WTERMSIG(status);
+		} else if (c->pid && kill(c->pid, 0) < 0 && errno == ESRCH) {
+			return 0;
+		}
+		nanosleep(&tick, NULL);
+	}
+	if (child > 0) {
+		/* Ctrl-C reached it too; the duration did not. */
+		if (!stop)
+			kill(child, SIGTERM);
+		waitpid(child, &status, 0);
+		return WIFEXITED(status) ? WEXITSTATUS(status)
+					 : 128 + WTERMSIG(status);
+	}
+	return stop ? 130 : 0;
+}
+
+static void fill_results(const struct trace_cmd *c, struct results *r,
+			 const struct trace_snapshot *snap)
+{
+	struct target_info *t = &r->targets[0];
+	struct attribution a[NR_OPS];
+	int n;
+
+	time_t now = time(NULL);
+
+	snprintf(r->meta.tool_version, sizeof(r->meta.tool_version), "%s",
+		 ENCBENCH_VERSION);
+	gethostname(r->meta.hostname, sizeof(r->meta.hostname) - 1);
+	strftime(r->meta.started, sizeof(r->meta.started), "%Y-%m-%dT%H:%M:%SZ",
+		 gmtime(&now));
+	r->meta.tracing = true;
+	r->nr_targets = 1;
+	snprintf(t->name, sizeof(t->name), "trace");
+	snprintf(t->kind, sizeof(t->kind), "user");
+	snprintf(t->dir, sizeof(t->dir), "%s", c->path ? c->path : c->dev);
+	for (int i = 0; i < c->f.nr_devs && i < MAX_DEVICES; i++) {
+		t->devices[i].major = c->f.major[i];
+		t->devices[i].minor = c->f.minor[i];
+		snprintf(t->devices[i].name, sizeof(t->devices[i].name),
+			 "%u:%u", c->f.major[i], c->f.minor[i]);
+		t->nr_devices++;
+	}
+	r->nr_workloads = 1;
+	snprintf(r->workloads[0].name, NAME_LEN, "%s", c->what);
+	snprintf(r->workloads[0].params, sizeof(r->workloads[0].params), "{}");
+	n = attribute(snap, t->name, c->what, a);
+	for (int i = 0; i < n && r->nr_attrib < MAX_ATTRIB; i++) {
+		r->attrib[r->nr_attrib++] = a[i];
+		verdict_wait(&a[i], NULL, t, r->meta.caps.cpu_aes,
+			     &r->verdicts[r->nr_verdicts++]);
+	}
+}
+
+static int report(struct trace_cmd *c, const struct results *r)
+{
+	FILE *text = c->json ? stderr : stdout;
+	int err = 0;
+
+	if (c->output) {
+		err = output_claim(&c->out);
+		if (err)
+			return err;
+		err = report_write_json(r, c->out.path);
+		err = err ?: report_write_histograms(r, c->out.path);
+		output_release(&c->out, !err);
+	}
+	report_print_text(r, text, !c->quiet);
+	if (c->json) {
+		struct json_object *o = NULL;
+		char path[PATH_LEN + 16];
+
+		snprintf(path, sizeof(path), "%s/results.json", c->out.path);
+		if (c->output)
+			o = json_object_from_file(path);
+		if (o)
+			puts(json_object_to_json_string_ext(
+				o, JSON_C_TO_STRING_PRETTY |
+					   JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+	}
+	return err ? 1 : 0;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	struct trace_snapshot *snap = NULL;
+	struct results *r = NULL;
+	struct trace_cmd c = {0};
+	struct tracer *tr = NULL;
+	char why[DETAIL_LEN];
+	pid_t child = 0;
+	int rc;
+
+	c.out.lock_fd = -1;
+	rc = parse(argc, argv, &c);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	if (c.json && !c.output)
+		TRACE_BAD("--json needs --output DIR (results.json is "
+			  "written there)");
+	r = calloc(1, sizeof(*r));
+	snap = calloc(1, sizeof(*snap));
+	if (!r || !snap) {
+		rc = 1;
+		goto out;
+	}
+	probe_all(&r->meta.caps);
+	if (trace_open(&r->meta.caps, &tr, why, sizeof(why))) {
+		fprintf(stderr, "encbench-trace: trace: cannot trace: %s\n",
+			why);
+		rc = 1;
+		goto out;
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (c.cmd) {
+		rc = spawn(&c, tr, &child);
+		if (rc)
+			goto out;
+	} else if (trace_begin(tr, &c.f)) {
+		fprintf(stderr, "encbench-trace: trace: starting failed\n");
+		rc = 1;
+		goto out;
+	}
+	rc = wait_end(&c, child);
+	trace_end(tr, snap);
+	trace_close(tr);
+	tr = NULL;
+	fill_results(&c, r, snap);
+	if (report(&c, r) && !rc)
+		rc = 1;
+out:
+	trace_close(tr);
+	probe_release();
+	free(snap);
+	free(r);
+	return rc;
+}
