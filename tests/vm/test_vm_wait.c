@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Runs INSIDE the VM guest (dm-crypt exists there): the wait attribution
+ * of LUKS2 reads follows dm-crypt's chain -- the reader is woken by a
+ * kcryptd worker whose work item the lower device's completion queued --
+ * so the time LUKS2 adds over plain is waiting for decryption, and the
+ * components add up to the syscall time. (cipher_null cannot be compared:
+ * the luks2 target refuses a medium whose data is not ciphertext.)
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "../results_json.h"
+
+static char tmp[] = "/var/tmp/encbench-vmwait.XXXXXX";
+static json_object *aes;
+
+/* `run` of plain and luks2 with cipher; results.json, or NULL. */
+static json_object *run(const char *name, const char *cipher)
+{
+	const char *bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
+	char out[sizeof(tmp) + 16], path[sizeof(tmp) + 32];
+	int status;
+	pid_t pid;
+
+	snprintf(out, sizeof(out), "%s/%s", tmp, name);
+	pid = fork();
+	if (pid == 0) {
+		execl(bin, bin, "run", "--size", "16M", "--runs", "2",
+		      "--quiet", "--scratch", tmp, "--output", out, "--targets",
+		      "plain,luks2", "--luks-cipher", cipher, (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "# run with %s failed (status %d)\n", cipher,
+			status);
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/results.json", out);
+	return json_object_from_file(path);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!mkdtemp(tmp))
+		return -1;
+	aes = run("aes", "aes-xts-plain64");
+	return aes ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[sizeof(tmp) + 16];
+
+	(void)state;
+	json_object_put(aes);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	return system(cmd) ? -1 : 0;
+}
+
+static uint64_t u64(json_object *o, const char *k)
+{
+	return json_object_get_uint64(get(o, k));
+}
+
+/* Waiting for decryption per LUKS2 read: crypt, crypt-queue and the
+ * cpu-wait behind crypto workers, in ns. */
+static double crypto_per_read(json_object *doc)
+{
+	json_object *w = get(attrib_of(doc, "luks2", "read"), "wait");
+	json_object *ns = get(w, "ns");
+	double sum = (double)u64(ns, "crypt") + (double)u64(ns, "crypt-queue") +
+		     (double)u64(get(get(w, "cpu_wait_behind"), "crypt"), "ns");
+	static const char *const comps[] = {"fs",      "crypt-queue", "crypt",
+					    "dm",      "blk-queue",   "device",
+					    "cpu-wait"};
+	uint64_t all = 0;
+
+	for (size_t i = 0; i < sizeof(comps) / sizeof(comps[0]); i++)
+		all += u64(ns, comps[i]);
+	assert_true(all == u64(w, "total_ns"));
+	assert_true(u64(w, "syscalls") > 0);
+	return sum / (double)u64(w, "syscalls");
+}
+
+static const char *read_verdict(json_object *doc, const char *target)
+{
+	json_object *vs = get(doc, "verdicts");
+
+	for (size_t i = 0; i < json_object_array_length(vs); i++) {
+		json_object *v = json_object_array_get_idx(vs, i);
+
+		if (!strcmp(json_object_get_string(get(v, "target")), target) &&
+		    !strcmp(json_object_get_string(get(v, "op")), "read"))
+			return json_object_get_string(get(v, "summary"));
+	}
+	fail_msg("no %s read verdict", target);
+	return "";
+}
+
+static void test_luks2_reads_wait_for_decryption(void **state)
+{
+	json_object *w = get(attrib_of(aes, "luks2", "read"), "wait");
+	double a = crypto_per_read(aes);
+
+	(void)state;
+	fprintf(stderr, "# waiting for decryption per LUKS2 read: %.0f us\n",
+		a / 1e3);
+	/* dm-crypt's kcryptd work was followed, the lower device's I/O
+	 * behind it too. */
+	assert_true(u64(get(w, "ns"), "crypt") > 0);
+	assert_true(u64(get(w, "ns"), "device") > 0);
+	assert_true(u64(get(get(w, "workers"), "crypt"), "items") > 0);
+	assert_non_null(strstr(read_verdict(aes, "luks2"),
+			       "waiting for decryption adds"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_luks2_reads_wait_for_decryption),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
