@@ -43,6 +43,10 @@ static const char run_usage[] =
 	"file\n"
 	"      --prometheus FILE  also the run as OpenMetrics text (a new "
 	"file)\n"
+	"      --timeline[=S]     per-I/O spans of each phase's first S "
+	"seconds\n"
+	"                         (default 2) as Perfetto/Chrome trace "
+	"JSON\n"
 	"      --json             results.json on stdout (the text goes to "
 	"stderr)\n"
 	"  -h, --help             this help\n"
@@ -86,6 +90,7 @@ enum {
 	OPT_LUKS_SECTOR_SIZE,
 	OPT_LUKS_FLAGS,
 	OPT_PROMETHEUS,
+	OPT_TIMELINE,
 };
 
 static const struct option run_opts[] = {
@@ -105,6 +110,7 @@ static const struct option run_opts[] = {
 	{"luks-sector-size", required_argument, NULL, OPT_LUKS_SECTOR_SIZE},
 	{"luks-flags", required_argument, NULL, OPT_LUKS_FLAGS},
 	{"prometheus", required_argument, NULL, OPT_PROMETHEUS},
+	{"timeline", optional_argument, NULL, OPT_TIMELINE},
 	{"help", no_argument, NULL, 'h'},
 	{0},
 };
@@ -267,6 +273,23 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
 			if (parse_luks_opt(c, optarg, &cfg->luks))
 				return 2;
 			break;
+		case OPT_TIMELINE: {
+			double s = 2;
+
+			if (optarg) {
+				errno = 0;
+				s = strtod(optarg, &end);
+				if (errno || end == optarg || *end ||
+				    !(s > 0) || s > 60)
+					RUN_BAD("invalid timeline '%s': "
+						"expected "
+						"seconds, more than 0 and at "
+						"most 60",
+						optarg);
+			}
+			cfg->timeline_s = s;
+			break;
+		}
 		case OPT_PROMETHEUS:
 			snprintf(cfg->prometheus, sizeof(cfg->prometheus), "%s",
 				 optarg);
@@ -284,5 +307,8 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
 	}
 	if (optind < argc)
 		RUN_BAD("unexpected argument '%s'", argv[optind]);
+	if (cfg->timeline_s > 0 && !cfg->trace)
+		RUN_BAD("--timeline rides on the tracer: it cannot go with "
+			"--no-trace");
 	return check_names(cfg);
 }

@@ -26,11 +26,12 @@ struct run_config {
 	char user_paths[MAX_USER_TARGETS][PATH_LEN];
 	int nr_workloads;
 	char workloads[MAX_WORKLOADS][NAME_LEN];
-	bool trace;	  /* attribution on (default) */
-	bool drop_caches; /* between write and read, default on */
-	bool quiet;	  /* no histograms, no progress line */
-	bool json;	  /* results.json to stdout too (pipeable) */
-	bool html;	  /* report.html in the output folder */
+	bool trace;	   /* attribution on (default) */
+	bool drop_caches;  /* between write and read, default on */
+	bool quiet;	   /* no histograms, no progress line */
+	bool json;	   /* results.json to stdout too (pipeable) */
+	bool html;	   /* report.html in the output folder */
+	double timeline_s; /* --timeline: seconds per phase, 0 off */
 	struct luks_options luks;
 };
 

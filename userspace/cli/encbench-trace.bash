@@ -63,7 +63,7 @@ _encbench_trace()
 		COMPREPLY=($(compgen -W "--size --runs --targets --workloads
 			--output --scratch --no-trace --no-drop-caches
 			--luks-cipher --luks-key-size --luks-sector-size
-			--luks-flags --quiet --html --prometheus --json
+			--luks-flags --quiet --html --prometheus --timeline --json
 			--help" -- "$cur"))
 		;;
 	probe)

@@ -7,6 +7,7 @@
 #include "../storage/target.h"
 
 struct tracer;
+struct timeline;
 
 struct run_ctx {
 	const struct run_config *cfg;
@@ -15,6 +16,7 @@ struct run_ctx {
 	int nr_targets; /* set up (or being set up): teardown covers these */
 	struct target targets[MAX_TARGETS];
 	struct tracer *tr;
+	struct timeline *tl; /* --timeline, beside tr */
 };
 
 uint64_t target_fs_bytes(const struct run_config *cfg);

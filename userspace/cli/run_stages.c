@@ -13,6 +13,7 @@
 #include "../probe/probe.h"
 #include "../report/report.h"
 #include "../stats/stats.h"
+#include "../trace/timeline.h"
 #include "../trace/trace.h"
 #include "../workload/workload.h"
 
@@ -152,6 +153,32 @@ int run_setup_targets(struct run_ctx *ctx)
 	return 0;
 }
 
+/* --timeline: beside the tracer, or not at all (and it says why). */
+static void open_timeline(struct run_ctx *ctx)
+{
+	char why[DETAIL_LEN] = "";
+
+	if (ctx->cfg->timeline_s <= 0)
+		return;
+	if (timeline_open(ctx->tr, &ctx->tl, why, sizeof(why)))
+		say("encbench-trace: no timeline (%s)\n", why);
+}
+
+/* The first seconds of this phase as trace events, beside the results. */
+static void write_timeline(struct run_ctx *ctx, const struct target *t,
+			   const struct workload_ops *w)
+{
+	struct json_object *doc = timeline_end(ctx->tl, t->info.name, w->name);
+	char name[2 * NAME_LEN + 32];
+
+	snprintf(name, sizeof(name), "timeline-%s-%s.json", t->info.name,
+		 w->name);
+	if (!doc || report_write_document(ctx->cfg->output, name, doc))
+		say("encbench-trace: no timeline for %s %s\n", t->info.name,
+		    w->name);
+	json_object_put(doc);
+}
+
 void run_open_tracer(struct run_ctx *ctx)
 {
 	struct run_meta *m = &ctx->r->meta;
@@ -162,6 +189,7 @@ void run_open_tracer(struct run_ctx *ctx)
 	} else if (trace_open(&m->caps, &ctx->tr, why, sizeof(why)) == 0) {
 		m->tracing = true;
 		m->tracing_detail[0] = '\0';
+		open_timeline(ctx);
 		return;
 	} else {
 		snprintf(m->tracing_detail, DETAIL_LEN, "%s", why);
@@ -310,6 +338,8 @@ static int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
 		    t->info.name);
 	else if (ctx->tr)
 		trace_pause(ctx->tr); /* until the first timed child */
+	if (ctx->tl)
+		timeline_begin(ctx->tl, &f, ctx->cfg->timeline_s);
 	progress_stage("run", t->info.name, w->name);
 	for (int i = 1; i <= ctx->cfg->runs && !err; i++) {
 		struct sample s = {0};
@@ -332,6 +362,8 @@ static int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
 			record_attribution(ctx, t, w, snap);
 		free(snap);
 	}
+	if (ctx->tl && !err)
+		write_timeline(ctx, t, w);
 	return err;
 }
 
@@ -418,6 +450,8 @@ void run_teardown(struct run_ctx *ctx)
 {
 	progress_stage("teardown", NULL, NULL);
 	/* The tracer first: no program may outlive what it watches. */
+	timeline_close(ctx->tl);
+	ctx->tl = NULL;
 	trace_close(ctx->tr);
 	ctx->tr = NULL;
 	while (ctx->nr_targets > 0) {

@@ -236,18 +236,25 @@
 		}
 	}
 
-	// Wait components when the attribution has them, else the share of
-	// the syscall's time each layer below it was busy.
+	// The wait decomposition when the attribution has it: what the
+	// caller waited for, by layer, as a share of its time in the
+	// syscall (the parts add up to 100 %). Else the share of that time
+	// each layer below was busy.
+	function hasWait(a) {
+		return a.wait && a.wait.available && a.wait.total_ns > 0;
+	}
+
 	function whereCharts() {
 		for (const d of docs)
 			for (const w of uniq(d.attribution.map(a => a.workload))) {
 				const rows = d.attribution.filter(a => a.workload === w);
-				const waits = rows.some(a => Array.isArray(a.wait) &&
-					a.wait.length);
+				const waits = rows.some(hasWait);
 				const labels = rows.map(a => series(d, a.target) + ' ' +
 					a.op + ' (' + fmtNs(a.syscall_mean_ns) + '/call)');
 				const names = waits ?
-					uniq(rows.flatMap(a => (a.wait || []).map(c => c.component))) :
+					uniq(rows.filter(hasWait).flatMap(a =>
+						Object.keys(a.wait.ns)
+							.filter(k => a.wait.ns[k] > 0))) :
 					uniq(rows.flatMap(a => a.layers
 						.filter(l => l.layer !== 'syscall' &&
 							l.available && l.busy_ns > 0)
@@ -257,10 +264,10 @@
 					backgroundColor: layerColors[name] ||
 						palette[i % palette.length],
 					data: rows.map(a => {
-						if (waits) {
-							const c = (a.wait || []).find(x => x.component === name);
-							return c ? c.pct : 0;
-						}
+						if (waits)
+							return hasWait(a) ? 100 *
+								(a.wait.ns[name] || 0) /
+								a.wait.total_ns : 0;
 						const sc = a.layers.find(l => l.layer === 'syscall');
 						const l = a.layers.find(x => x.layer === name);
 						return sc && l && sc.busy_ns ?
@@ -270,7 +277,8 @@
 				addChart('where-charts', (multi ? d.meta.hostname + ': ' : '') +
 					w + ': where the time goes', waits ?
 					'What the caller waited for, as a share of its ' +
-					'time in the syscall; the parts add up to 100 %.' :
+					'time in the syscall: each stretch of its wait ' +
+					'goes to one layer, so the parts add up to 100 %.' :
 					'Share of the syscall\u2019s wall time during ' +
 					'which each layer had work in flight. Layers ' +
 					'overlap (the device and the decrypt workers ' +

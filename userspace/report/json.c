@@ -361,6 +361,17 @@ struct json_object *report_results_json(const struct results *r)
 	return built(o, err);
 }
 
+int report_write_document(const char *dir, const char *name,
+			  struct json_object *doc)
+{
+	const char *text = json_object_to_json_string_ext(
+		doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	if (!text)
+		return -ENOMEM;
+	return report_write_atomic(dir, name, text);
+}
+
 int report_write_json(const struct results *r, const char *dir)
 {
 	const int flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |

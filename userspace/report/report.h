@@ -41,6 +41,11 @@ void report_html_escape(FILE *out, const char *s);
  * to path.tmp and renamed. */
 int report_write_prometheus(const struct results *r, const char *path);
 
+/* Any JSON document as dir/name, whole or not at all (a --timeline
+ * trace, for one). */
+int report_write_document(const char *dir, const char *name,
+			  struct json_object *doc);
+
 /* Terminal: comparison table, attribution table, histograms (unless
  * !histograms), verdicts and caveats. */
 void report_print_text(const struct results *r, FILE *out, bool histograms);

@@ -608,6 +608,16 @@ int trace_bpf_ids(const struct tracer *tr, struct bpf_id *out, int max)
 	return tr->nr_ids;
 }
 
+int trace_map_fd(const struct tracer *tr, const char *name)
+{
+	struct bpf_map *m;
+
+	if (!tr || !tr->skel)
+		return -EINVAL;
+	m = bpf_object__find_map_by_name(tr->skel->obj, name);
+	return m ? bpf_map__fd(m) : -ENOENT;
+}
+
 void trace_close(struct tracer *tr)
 {
 	if (!tr)

@@ -88,6 +88,9 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap);
 /* The kernel ids of the tracer's programs and links, as recorded when
  * each was made: copies up to max, returns how many there are. */
 int trace_bpf_ids(const struct tracer *tr, struct bpf_id *out, int max);
+/* The fd of one of the tracer's maps by name (for the timeline, which
+ * shares them), or negative errno. */
+int trace_map_fd(const struct tracer *tr, const char *name);
 /* Detach and free; leaves no link or program behind. NULL is fine. */
 void trace_close(struct tracer *tr);
 
