@@ -160,11 +160,28 @@ static void in_man(const char *opt)
 		fail_msg("the man page does not mention %s", opt);
 }
 
+/* The commands `encbench-trace --help` lists: "  name  help" lines
+ * after "Commands:". At most 16, NULL-terminated, pointing into help. */
+static int list_commands(char *help, char *cmds[17])
+{
+	char *p = strstr(help, "Commands:\n"), *line;
+	int n = 0;
+
+	assert_non_null(p);
+	p = strchr(p, '\n') + 1;
+	while (n < 16 && (line = strsep(&p, "\n")) && line[0] == ' ') {
+		line += strspn(line, " ");
+		line[strcspn(line, " ")] = '\0';
+		cmds[n++] = line;
+	}
+	cmds[n] = NULL;
+	return n;
+}
+
 static void test_man_page_complete(void **state)
 {
-	static const char *const cmds[] = {"run", "probe", "report", "merge"};
-	char cmd[PATH_MAX * 2];
-	char *help;
+	char cmd[PATH_MAX * 2], *cmds[17];
+	char *help, *list;
 	int status;
 
 	(void)state;
@@ -175,26 +192,24 @@ static void test_man_page_complete(void **state)
 	man_text = sh(cmd, &status);
 	assert_int_equal(status, 0);
 	assert_non_null(strstr(man_text, "EXAMPLES"));
-	/* Every command of the program's own list. */
+	/* Every command of the program's own list, and every option each
+	 * one's --help shows. */
 	snprintf(cmd, sizeof(cmd), "%s --help", prog);
-	help = sh(cmd, &status);
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		char name[32];
+	list = sh(cmd, &status);
+	assert_true(list_commands(list, cmds) >= 4);
+	for (int i = 0; cmds[i]; i++) {
+		char name[64];
 
-		snprintf(name, sizeof(name), "\n  %s ", cmds[i]);
-		assert_non_null(strstr(help, name));
 		snprintf(name, sizeof(name), "encbench-trace %s", cmds[i]);
-		assert_non_null(strstr(man_text, name));
-	}
-	free(help);
-	/* Every option each command's --help shows. */
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (!strstr(man_text, name))
+			fail_msg("the man page does not show %s", name);
 		snprintf(cmd, sizeof(cmd), "%s %s --help", prog, cmds[i]);
 		help = sh(cmd, &status);
 		assert_int_equal(status, 0);
 		each_option(help, in_man);
 		free(help);
 	}
+	free(list);
 	free(man_text);
 }
 

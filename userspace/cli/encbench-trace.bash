@@ -17,13 +17,13 @@ _encbench_trace()
 	_init_completion || return
 
 	if ((cword == 1)); then
-		COMPREPLY=($(compgen -W "run probe report merge --help --version" \
-			-- "$cur"))
+		COMPREPLY=($(compgen -W "run probe report merge trace --help
+			--version" -- "$cur"))
 		return
 	fi
 	cmd=${words[1]}
 	case $prev in
-	-o | --output | --scratch)
+	-o | --output | --scratch | -p | --path | --cgroup)
 		_filedir -d
 		return
 		;;
@@ -68,6 +68,10 @@ _encbench_trace()
 		;;
 	probe)
 		COMPREPLY=($(compgen -W "--json --help" -- "$cur"))
+		;;
+	trace)
+		COMPREPLY=($(compgen -W "--path --dev --pid --cgroup --duration
+			--output --json --quiet --help" -- "$cur"))
 		;;
 	report | merge)
 		if [[ $cur == -* ]]; then
