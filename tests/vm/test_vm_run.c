@@ -4,8 +4,8 @@
  * work, AES-NI exposed by -cpu max): a real `run` of plain, luks2 and
  * fscrypt must pick the richer attach point for write-side encryption,
  * record it as the layer's source, and measure crypto time for writes —
- * which the build machine's kernel cannot. Throughput under TCG is meaningless; only the
- * shape of the attribution is checked.
+ * which the build machine's kernel cannot. Throughput under TCG is meaningless;
+ * only the shape of the attribution is checked.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,12 +23,13 @@
 #include "../results_json.h"
 
 static char tmp[] = "/var/tmp/encbench-vmrun.XXXXXX";
+static char out[sizeof(tmp) + 16];
 static json_object *results;
 
 static int setup(void **state)
 {
 	const char *bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
-	char out[sizeof(tmp) + 16], path[sizeof(tmp) + 32];
+	char path[sizeof(tmp) + 32];
 	int status;
 	pid_t pid;
 
@@ -39,8 +40,8 @@ static int setup(void **state)
 	pid = fork();
 	if (pid == 0) {
 		execl(bin, bin, "run", "--size", "8M", "--runs", "1", "--quiet",
-		      "--targets", "plain,luks2,fscrypt", "--scratch", tmp,
-		      "--output", out, (char *)NULL);
+		      "--targets", "plain,luks2,fscrypt", "--timeline=60",
+		      "--scratch", tmp, "--output", out, (char *)NULL);
 		_exit(127);
 	}
 	waitpid(pid, &status, 0);
@@ -147,6 +148,42 @@ static void test_luks2_described(void **state)
 	fail_msg("no luks2 target");
 }
 
+/* Crypto work spans of target's timeline with this name. */
+static int crypt_spans(const char *target, const char *name)
+{
+	char path[sizeof(out) + 64];
+	json_object *doc, *events;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/timeline-%s-dd.json", out, target);
+	doc = json_object_from_file(path);
+	if (!doc)
+		fail_msg("%s: missing or not JSON", path);
+	events = get(doc, "traceEvents");
+	for (size_t i = 0; i < json_object_array_length(events); i++) {
+		json_object *e = json_object_array_get_idx(events, i), *cat;
+
+		if (json_object_object_get_ex(e, "cat", &cat) &&
+		    !strcmp(json_object_get_string(cat), "crypt") &&
+		    !strcmp(json_object_get_string(get(e, "name")), name))
+			n++;
+	}
+	json_object_put(doc);
+	return n;
+}
+
+/* --timeline loads on this kernel and shows each target's own crypto
+ * work: kcryptd's on LUKS2, fscrypt's decrypt work, none on plain. */
+static void test_timeline_crypt_work(void **state)
+{
+	(void)state;
+	assert_true(crypt_spans("luks2", "dm-crypt") > 0);
+	assert_true(crypt_spans("fscrypt", "fscrypt decrypt") > 0);
+	assert_int_equal(crypt_spans("plain", "dm-crypt") +
+				 crypt_spans("plain", "fscrypt decrypt"),
+			 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -154,6 +191,7 @@ int main(void)
 		cmocka_unit_test(test_read_crypt),
 		cmocka_unit_test(test_hw_driver),
 		cmocka_unit_test(test_luks2_described),
+		cmocka_unit_test(test_timeline_crypt_work),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
