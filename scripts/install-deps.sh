@@ -17,8 +17,9 @@ pkgs=(
 	# make deb and its test: dpkg-shlibdeps, man, bash-completion
 	libcmocka-dev perl libbpf-tools bsdutils chromium prometheus
 	dpkg-dev man-db bash-completion
-	# bench: reading results.json from shell
-	jq
+	# bench: reading results.json from shell; fio for the tracing-overhead
+	# figure (beside libbpf-tools' biolatency, above)
+	jq fio
 )
 
 missing=()
