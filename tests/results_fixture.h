@@ -76,6 +76,7 @@ static inline void fixture_result(struct result *r, const char *target,
 	r->cpu.min = 12.5;
 	r->cpu.avg = 33.3333333333;
 	r->cpu.max = 99.9;
+	r->cpu.samples = 7;
 	r->rusage.real_s = x[1];
 	r->rusage.user_s = 0.031;
 	r->rusage.sys_s = 3.76;
@@ -218,8 +219,10 @@ static inline struct results *fixture_results(void)
 
 	r->nr_workloads = 1;
 	snprintf(r->workloads[0].name, NAME_LEN, "dd");
-	snprintf(r->workloads[0].params, sizeof(r->workloads[0].params),
-		 "{\"size_mib\":64,\"bs\":1048576,\"direct\":true}");
+	param_int(&r->workloads[0].params, "size_bytes", 64 << 20);
+	param_num(&r->workloads[0].params, "scale", 0.5);
+	param_bool(&r->workloads[0].params, "direct", true);
+	param_str(&r->workloads[0].params, "engine", "psync");
 
 	r->nr_results = 4;
 	fixture_result(&r->results[0], "plain", "write_s", pw);

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "cli/config.h"
+#include "workload/workload.h"
 
 static void test_parse_size(void **state)
 {
@@ -116,6 +117,16 @@ static void test_bad_input(void **state)
 		{"run", "-n", ""},
 		{"run", "-w", "dd,dd"},
 		{"run", "-s", "7378697629483819008"},
+		{"run", "--preset", "nosuch"},
+		{"run", "--scale", "0"},
+		{"run", "--scale", "x"},
+		{"run", "--stable", "100"},
+		{"run", "--min-runs", "1"},
+		{"run", "-n", "autox"},
+		{"run", "--dd-size", "12k3"},
+		{"run", "--dd-size", "1000"},
+		{"run", "--dd-bogus", "1"},
+		{"run", "--dd-size", NULL},
 	};
 	struct run_config cfg;
 
@@ -129,6 +140,44 @@ static void test_bad_input(void **state)
 	}
 }
 
+/* Each workload's own options land in its own struct; --size and a
+ * preset reach it too; --runs auto takes its bounds. */
+static void test_workload_params(void **state)
+{
+	struct run_config cfg;
+	const char *argv[] = {"run", "--runs",	  "auto", "--min-runs",
+			      "4",   "--stable",  "2.5",  "-w",
+			      "dd",  "--dd-size", "8M",	  "--scale",
+			      "0.5"};
+	const char *preset[] = {"run", "--preset", "zfs-dd", "-s", "16M"};
+	struct param_list l = {0};
+
+	(void)state;
+	assert_int_equal(parse(&cfg, 13, argv), 0);
+	assert_true(cfg.runs_auto);
+	assert_int_equal(cfg.min_runs, 4);
+	assert_true(cfg.stable_pct == 2.5);
+	assert_true(cfg.scale == 0.5);
+	assert_int_equal(config_max_runs(&cfg), 20);
+	assert_non_null(cfg.wparams[0]);
+	workload_find("dd")->describe(cfg.wparams[0], &l);
+	assert_string_equal(l.p[0].key, "size_bytes");
+	assert_int_equal(l.p[0].i, 8 << 20);
+	assert_int_equal(workload_find("dd")->space_needed(cfg.wparams[0]),
+			 8 << 20);
+	config_free(&cfg);
+
+	/* The ZFS report's preset, shrunk by --size: dd, 100 runs. */
+	assert_int_equal(parse(&cfg, 5, preset), 0);
+	assert_string_equal(cfg.workloads[0], "dd");
+	assert_int_equal(cfg.runs, 100);
+	assert_false(cfg.runs_auto);
+	l.n = 0;
+	workload_find("dd")->describe(cfg.wparams[0], &l);
+	assert_int_equal(l.p[0].i, 16 << 20);
+	config_free(&cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -137,6 +186,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_workload_params),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -136,6 +136,7 @@ static void cmp_result(const struct result *a, const struct result *b)
 	assert_dbl(b->cpu.min, a->cpu.min);
 	assert_dbl(b->cpu.avg, a->cpu.avg);
 	assert_dbl(b->cpu.max, a->cpu.max);
+	assert_int_equal(b->cpu.samples, a->cpu.samples);
 	assert_dbl(b->rusage.real_s, a->rusage.real_s);
 	assert_dbl(b->rusage.user_s, a->rusage.user_s);
 	assert_dbl(b->rusage.sys_s, a->rusage.sys_s);
@@ -221,8 +222,17 @@ static void cmp_results(const struct results *a, const struct results *b)
 	assert_int_equal(a->nr_workloads, b->nr_workloads);
 	for (int i = 0; i < a->nr_workloads; i++) {
 		assert_string_equal(a->workloads[i].name, b->workloads[i].name);
-		assert_string_equal(a->workloads[i].params,
-				    b->workloads[i].params);
+		const struct param_list *pa = &a->workloads[i].params,
+					*pb = &b->workloads[i].params;
+
+		assert_int_equal(pa->n, pb->n);
+		for (int k = 0; k < pa->n; k++) {
+			assert_string_equal(pa->p[k].key, pb->p[k].key);
+			assert_int_equal(pa->p[k].kind, pb->p[k].kind);
+			assert_int_equal(pa->p[k].i, pb->p[k].i);
+			assert_true(pa->p[k].num == pb->p[k].num);
+			assert_string_equal(pa->p[k].str, pb->p[k].str);
+		}
 	}
 	assert_int_equal(a->nr_results, b->nr_results);
 	for (int i = 0; i < a->nr_results; i++)
@@ -318,8 +328,8 @@ static void test_document_shape(void **state)
 		json_object_get_int(at(
 			at(json_object_array_get_idx(at(root, "workloads"), 0),
 			   "params"),
-			"bs")),
-		1048576);
+			"size_bytes")),
+		64 << 20);
 	l0 = json_object_array_get_idx(
 		at(json_object_array_get_idx(at(root, "attribution"), 0),
 		   "layers"),

@@ -155,6 +155,52 @@ static void test_welch_zfs_write(void **state)
 	assert_true(c.significant);
 }
 
+/* The same two intervals from the report's summary table alone (means,
+ * sds, n = 100 each): what `compare` does without the raw samples. */
+static void test_welch_from_summary_zfs(void **state)
+{
+	struct comparison r, w, c;
+	double b[N_ZFS], t[N_ZFS];
+
+	(void)state;
+	welch_from_summary(0.263, 0.062, N_ZFS, 0.513, 0.33, N_ZFS, 0, &r);
+	assert_near(r.welch_ci95[0], 0.184, 1e-3);
+	assert_near(r.welch_ci95[1], 0.317, 1e-3);
+	assert_near(r.penalty_ci95_pct[0], 69.7, 0.05);
+	assert_near(r.penalty_ci95_pct[1], 120.4, 0.05);
+	welch_from_summary(4.69, 0.77, N_ZFS, 5.10, 0.77, N_ZFS, 0, &w);
+	assert_near(w.welch_ci95[1], 0.625, 1e-3);
+	assert_near(w.penalty_ci95_pct[0], 4.2, 0.05);
+	assert_near(w.penalty_ci95_pct[1], 13.3, 0.05);
+	/* And it is exactly what the sample-based comparison computes. */
+	synth(b, N_ZFS, 4.69, 0.77);
+	synth(t, N_ZFS, 5.10, 0.77);
+	welch_compare(b, N_ZFS, t, N_ZFS, 0, &c);
+	assert_near(c.welch_ci95[0], w.welch_ci95[0], 1e-9);
+	assert_near(c.penalty_ci95_pct[1], w.penalty_ci95_pct[1], 1e-9);
+}
+
+/* --runs auto stops when sd / sqrt(n) / mean < PCT %. */
+static void test_runs_stable(void **state)
+{
+	/* mean 10, sd 1: RSE 1/sqrt(n)/10 = 10 %/sqrt(n). */
+	double x[16];
+
+	(void)state;
+	synth(x, 4, 10.0, 1.0); /* RSE 5 % */
+	assert_false(runs_stable(x, 4, 3.5));
+	assert_true(runs_stable(x, 4, 5.01));
+	synth(x, 10, 10.0, 1.0); /* RSE 3.16 % */
+	assert_true(runs_stable(x, 10, 3.5));
+	assert_false(runs_stable(x, 10, 3.1));
+	/* One sample says nothing about spread; identical ones are stable. */
+	assert_false(runs_stable(x, 1, 50));
+	x[0] = x[1] = x[2] = 0.0;
+	assert_true(runs_stable(x, 3, 3.5));
+	x[2] = 1.0;
+	assert_false(runs_stable(x, 3, 3.5));
+}
+
 /* Throughput: half the MB/s is +100 % cost; the CI ends swap. */
 static void test_welch_higher_is_better(void **state)
 {
@@ -240,6 +286,8 @@ int main(void)
 		cmocka_unit_test(test_welch_higher_is_better),
 		cmocka_unit_test(test_welch_not_significant),
 		cmocka_unit_test(test_welch_edges),
+		cmocka_unit_test(test_welch_from_summary_zfs),
+		cmocka_unit_test(test_runs_stable),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

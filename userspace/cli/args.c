@@ -22,8 +22,20 @@ static const char run_usage[] =
 	"\n"
 	"  -s, --size SIZE        bytes per workload iteration (K/M/G; default "
 	"64M)\n"
-	"  -n, --runs N           iterations per workload and target (default "
-	"5)\n"
+	"  -n, --runs N|auto      iterations per workload and target (default "
+	"5);\n"
+	"                         auto: until the relative standard error of "
+	"every\n"
+	"                         metric is under --stable PCT (default 3.5)\n"
+	"      --min-runs N       with auto: at least N runs (default 3)\n"
+	"      --max-runs N       with auto: at most N runs (default 20)\n"
+	"      --stable PCT       with auto: relative standard error wanted\n"
+	"      --preset NAME      a report's parameters: luks-cp, zfs-dd, "
+	"phoronix\n"
+	"      --scale X          workloads' counts and durations times X "
+	"(e.g. 0.1)\n"
+	"      --WORKLOAD-KEY V   a workload's own option (below), e.g. "
+	"--fio-rw read\n"
 	"  -t, --targets LIST     target kinds, baseline first (default "
 	"plain,fscrypt)\n"
 	"  -w, --workloads LIST   workloads (default dd)\n"
@@ -74,8 +86,15 @@ static void print_run_help(void)
 	for (; *t; t++)
 		printf("  %-10s %s\n", (*t)->kind, (*t)->help);
 	printf("\nWorkloads:\n");
-	for (; *w; w++)
-		printf("  %-10s %s\n", (*w)->name, (*w)->help);
+	for (; *w; w++) {
+		printf("  %-12s %s\n", (*w)->name, (*w)->help);
+		if ((*w)->follows)
+			printf("  %-12s follows %s\n", "", (*w)->follows);
+		for (const struct workload_key *k = (*w)->keys; k && k->key;
+		     k++)
+			printf("  %-12s --%s-%s: %s\n", "", (*w)->name, k->key,
+			       k->help);
+	}
 	fputs(run_examples, stdout);
 }
 
@@ -91,6 +110,11 @@ enum {
 	OPT_LUKS_FLAGS,
 	OPT_PROMETHEUS,
 	OPT_TIMELINE,
+	OPT_PRESET,
+	OPT_SCALE,
+	OPT_STABLE,
+	OPT_MIN_RUNS,
+	OPT_MAX_RUNS,
 };
 
 static const struct option run_opts[] = {
@@ -111,6 +135,11 @@ static const struct option run_opts[] = {
 	{"luks-flags", required_argument, NULL, OPT_LUKS_FLAGS},
 	{"prometheus", required_argument, NULL, OPT_PROMETHEUS},
 	{"timeline", optional_argument, NULL, OPT_TIMELINE},
+	{"preset", required_argument, NULL, OPT_PRESET},
+	{"scale", required_argument, NULL, OPT_SCALE},
+	{"stable", required_argument, NULL, OPT_STABLE},
+	{"min-runs", required_argument, NULL, OPT_MIN_RUNS},
+	{"max-runs", required_argument, NULL, OPT_MAX_RUNS},
 	{"help", no_argument, NULL, 'h'},
 	{0},
 };
@@ -190,12 +219,18 @@ static const char *opt_name(int c)
 	return "?";
 }
 
-int parse_run_args(int argc, char **argv, struct run_config *cfg)
+int parse_run_args(int nr_args, char **args, struct run_config *cfg)
 {
-	int c;
+	char *argv[nr_args + 1];
+	int argc;
+	int c, rc;
 	int64_t sz;
-	char *end;
+	long n;
+	double x;
 
+	rc = workload_args_take(nr_args, args, argv, &argc, cfg);
+	if (rc)
+		return rc;
 	opterr = 0; /* our own one-line messages */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":s:n:t:w:o:qh", run_opts, NULL)) !=
@@ -220,28 +255,61 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
 				RUN_BAD("size '%s' is larger than 1 PiB",
 					optarg);
 			cfg->size_bytes = sz;
+			cfg->size_given = true;
 			break;
-		case 'n': {
-			long n;
-
-			errno = 0;
-			n = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || n < 1 ||
-			    n > MAX_SAMPLES)
-				RUN_BAD("invalid runs '%s': expected 1..%d",
+		case 'n':
+			cfg->runs_given = true;
+			if (!strcmp(optarg, "auto")) {
+				cfg->runs_auto = true;
+				break;
+			}
+			if (parse_int(optarg, 1, MAX_SAMPLES, &n))
+				RUN_BAD("invalid runs '%s': expected 1..%d or "
+					"auto",
 					optarg, MAX_SAMPLES);
 			cfg->runs = (int)n;
+			cfg->runs_auto = false;
 			break;
-		}
+		case OPT_MIN_RUNS:
+		case OPT_MAX_RUNS:
+			if (parse_int(optarg, 2, MAX_SAMPLES, &n))
+				RUN_BAD("invalid %s '%s': expected 2..%d",
+					c == OPT_MIN_RUNS ? "--min-runs"
+							  : "--max-runs",
+					optarg, MAX_SAMPLES);
+			*(c == OPT_MIN_RUNS ? &cfg->min_runs : &cfg->max_runs) =
+				(int)n;
+			break;
+		case OPT_STABLE:
+			if (parse_positive(optarg, &x) || x >= 100)
+				RUN_BAD("invalid --stable '%s': a percentage "
+					"above 0 and below 100",
+					optarg);
+			cfg->stable_pct = x;
+			break;
+		case OPT_SCALE:
+			if (parse_positive(optarg, &x) || x > 1000)
+				RUN_BAD("invalid --scale '%s': a number above "
+					"0 "
+					"(0.1 shrinks by ten)",
+					optarg);
+			cfg->scale = x;
+			break;
+		case OPT_PRESET:
+			snprintf(cfg->preset, sizeof(cfg->preset), "%s",
+				 optarg);
+			break;
 		case 't':
 			if (parse_list(optarg, cfg->targets, MAX_TARGETS,
 				       &cfg->nr_targets))
 				RUN_BAD("invalid target list '%s'", optarg);
+			cfg->targets_given = true;
 			break;
 		case 'w':
 			if (parse_list(optarg, cfg->workloads, MAX_WORKLOADS,
 				       &cfg->nr_workloads))
 				RUN_BAD("invalid workload list '%s'", optarg);
+			cfg->workloads_given = true;
 			break;
 		case 'o':
 			snprintf(cfg->output, sizeof(cfg->output), "%s",
@@ -277,10 +345,7 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
 			double s = 2;
 
 			if (optarg) {
-				errno = 0;
-				s = strtod(optarg, &end);
-				if (errno || end == optarg || *end ||
-				    !(s > 0) || s > 60)
+				if (parse_positive(optarg, &s) || s > 60)
 					RUN_BAD("invalid timeline '%s': "
 						"expected "
 						"seconds, more than 0 and at "
@@ -310,5 +375,9 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
 	if (cfg->timeline_s > 0 && !cfg->trace)
 		RUN_BAD("--timeline rides on the tracer: it cannot go with "
 			"--no-trace");
-	return check_names(cfg);
+	if (cfg->min_runs > cfg->max_runs)
+		RUN_BAD("--min-runs %d is above --max-runs %d", cfg->min_runs,
+			cfg->max_runs);
+	rc = check_names(cfg);
+	return rc ? rc : workload_args_resolve(cfg);
 }

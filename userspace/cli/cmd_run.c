@@ -48,9 +48,19 @@ static void install_signals(void)
 
 uint64_t target_fs_bytes(const struct run_config *cfg)
 {
-	/* One workload file at a time, plus ext4 metadata and journal. */
-	uint64_t b = cfg->size_bytes + cfg->size_bytes / 4 + 64 * MiB;
+	uint64_t most = 0, b;
 
+	/* Workloads run one at a time: room for the largest, plus ext4
+	 * metadata and journal. */
+	for (int i = 0; i < cfg->nr_workloads; i++) {
+		const struct workload_ops *w = workload_find(cfg->workloads[i]);
+		uint64_t need = w && cfg->wparams[i]
+					? w->space_needed(cfg->wparams[i])
+					: 0;
+
+		most = need > most ? need : most;
+	}
+	b = most + most / 4 + 64 * MiB;
 	return (b + MiB - 1) & ~(MiB - 1);
 }
 
@@ -111,9 +121,8 @@ static int validate(struct run_config *cfg, struct output_dir *out)
 	need = target_fs_bytes(cfg) * cfg->nr_targets;
 	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 	if (need > avail)
-		RUN_BAD("size %llu MiB does not fit: %d targets need %llu MiB "
-			"in '%s', %llu MiB free",
-			(unsigned long long)(cfg->size_bytes / MiB),
+		RUN_BAD("the largest workload does not fit: %d targets need "
+			"%llu MiB in '%s', %llu MiB free",
 			cfg->nr_targets, (unsigned long long)(need / MiB),
 			cfg->scratch, (unsigned long long)(avail / MiB));
 
@@ -174,20 +183,22 @@ int cmd_run(int argc, char **argv)
 
 	config_defaults(&cfg);
 	rc = parse_run_args(argc, argv, &cfg);
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	rc = validate(&cfg, &out);
-	if (rc)
+	if (rc == 1) /* help was printed */
+		rc = 0;
+	else if (!rc)
+		rc = validate(&cfg, &out) ?: output_claim(&out) ?: -1;
+	/* -1: valid, and the output folder (the first thing created) is
+	 * ours alone. */
+	if (rc != -1) {
+		config_free(&cfg);
 		return rc;
-	/* The first thing created: the output folder, ours alone. */
-	rc = output_claim(&out);
-	if (rc)
-		return rc;
+	}
 
 	ctx.cfg = &cfg;
 	ctx.r = calloc(1, sizeof(*ctx.r));
 	if (!ctx.r) {
 		output_release(&out, false);
+		config_free(&cfg);
 		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -248,5 +259,6 @@ cleanup:
 	if (workload_stop)
 		rc = 130;
 	free(ctx.r);
+	config_free(&cfg);
 	return rc;
 }

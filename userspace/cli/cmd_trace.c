@@ -391,7 +391,7 @@ static void fill_results(const struct trace_cmd *c, struct results *r,
 	}
 	r->nr_workloads = 1;
 	snprintf(r->workloads[0].name, NAME_LEN, "%s", c->what);
-	snprintf(r->workloads[0].params, sizeof(r->workloads[0].params), "{}");
+	r->workloads[0].params.n = 0; /* no parameters of ours */
 	n = attribute(snap, t->name, c->what, a);
 	for (int i = 0; i < n && r->nr_attrib < MAX_ATTRIB; i++) {
 		r->attrib[r->nr_attrib++] = a[i];

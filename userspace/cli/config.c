@@ -13,6 +13,10 @@ void config_defaults(struct run_config *cfg)
 	snprintf(cfg->scratch, sizeof(cfg->scratch), "/var/tmp");
 	cfg->size_bytes = 64ULL << 20;
 	cfg->runs = 5;
+	cfg->scale = 1.0;
+	cfg->stable_pct = 3.5; /* the Phoronix suite's default */
+	cfg->min_runs = 3;
+	cfg->max_runs = 20;
 	cfg->nr_targets = 2;
 	snprintf(cfg->targets[0], NAME_LEN, "plain");
 	snprintf(cfg->targets[1], NAME_LEN, "fscrypt");
@@ -25,46 +29,17 @@ void config_defaults(struct run_config *cfg)
 	cfg->luks.sector_size = 4096;
 }
 
-int64_t parse_size(const char *s)
+void config_free(struct run_config *cfg)
 {
-	unsigned long long v, mult = 1;
-	char *end;
+	for (int i = 0; i < MAX_WORKLOADS; i++) {
+		free(cfg->wparams[i]);
+		cfg->wparams[i] = NULL;
+	}
+}
 
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	switch (tolower((unsigned char)*end)) {
-	case '\0':
-		break;
-	case 'k':
-		mult = 1ULL << 10;
-		break;
-	case 'm':
-		mult = 1ULL << 20;
-		break;
-	case 'g':
-		mult = 1ULL << 30;
-		break;
-	case 't':
-		mult = 1ULL << 40;
-		break;
-	default:
-		return -1;
-	}
-	if (*end) {
-		end++;
-		/* Accept "64M", "64MiB" and "64MB" alike (binary units). */
-		if (!strcasecmp(end, "ib") || !strcasecmp(end, "b"))
-			end += strlen(end);
-		if (*end)
-			return -1;
-	}
-	if (v > (unsigned long long)INT64_MAX / mult)
-		return -1;
-	return (int64_t)(v * mult);
+int config_max_runs(const struct run_config *cfg)
+{
+	return cfg->runs_auto ? cfg->max_runs : cfg->runs;
 }
 
 /* Split "a,b,c" into out[]; 0, or -1 if empty items or too many. */

@@ -7,17 +7,36 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "../common/parse.h"
 #include "../common/results.h"
 #include "../storage/target.h"
 
-#define MAX_USER_TARGETS 4
+#define MAX_USER_TARGETS  4
+#define MAX_WORKLOAD_OPTS 32
+
+/* One --<workload>-<key> VALUE, kept until the workloads are known. */
+struct workload_opt {
+	char workload[NAME_LEN];
+	char key[NAME_LEN];
+	char value[PATH_LEN];
+};
 
 struct run_config {
 	char scratch[PATH_LEN];	   /* parent of our scratch folder */
 	char output[PATH_LEN];	   /* results folder */
 	char prometheus[PATH_LEN]; /* OpenMetrics file, or "" */
-	uint64_t size_bytes;	   /* file size per workload iteration */
+	uint64_t size_bytes; /* --size (default 64M): each workload's size */
+	bool size_given;
+	double scale; /* --scale: workloads' counts and durations, 1 = as is */
 	int runs;
+	/* --runs auto: repeat until the relative standard error of every
+	 * metric is under stable_pct, within min_runs..max_runs. */
+	bool runs_auto;
+	double stable_pct;
+	int min_runs, max_runs;
+	char preset[NAME_LEN];
+	/* Given on the command line: a preset does not override these. */
+	bool runs_given, targets_given, workloads_given;
 	int nr_targets;
 	char targets[MAX_TARGETS]
 		    [NAME_LEN]; /* kinds to build, baseline first */
@@ -26,6 +45,10 @@ struct run_config {
 	char user_paths[MAX_USER_TARGETS][PATH_LEN];
 	int nr_workloads;
 	char workloads[MAX_WORKLOADS][NAME_LEN];
+	/* Each workload's own parameter struct, by index in workloads[]. */
+	void *wparams[MAX_WORKLOADS];
+	int nr_wopts;
+	struct workload_opt wopts[MAX_WORKLOAD_OPTS];
 	bool trace;	   /* attribution on (default) */
 	bool drop_caches;  /* between write and read, default on */
 	bool quiet;	   /* no histograms, no progress line */
@@ -44,12 +67,23 @@ struct run_config {
 	} while (0)
 
 void config_defaults(struct run_config *cfg);
-/* "64M", "1G", "4096", "512k": bytes, or -1 when it does not parse. */
-int64_t parse_size(const char *s);
+/* Free what parsing allocated (the workloads' parameter structs). */
+void config_free(struct run_config *cfg);
 /* Split "a,b,c" into out[]: 0, or -1 on empty items or more than max. */
 int parse_list(const char *s, char out[][NAME_LEN], int max, int *n);
 /* Parse `run` arguments into cfg (after config_defaults). 0 on success,
  * 1 when help was printed, or 2 after printing a one-line error. */
 int parse_run_args(int argc, char **argv, struct run_config *cfg);
+
+/* workload_args.c: every --<workload>-<key> VALUE of argv into
+ * cfg->wopts, the other arguments into rest (argc + 1 entries, NULL-ended,
+ * *nr_rest of them); argv is not written. 0, or 2 after a one-line error. */
+int workload_args_take(int argc, char **argv, char **rest, int *nr_rest,
+		       struct run_config *cfg);
+/* After the common options: the preset, then each workload's parameters
+ * (defaults, --size/--scale, its own options, its check). 0 or 2. */
+int workload_args_resolve(struct run_config *cfg);
+/* Iterations to run at most on one target. */
+int config_max_runs(const struct run_config *cfg);
 
 #endif /* ENCBENCH_CONFIG_H */

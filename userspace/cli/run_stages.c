@@ -27,7 +27,23 @@ void run_options_json(const struct run_config *cfg, char *buf, size_t len)
 
 	json_object_object_add(o, "size_bytes",
 			       json_object_new_int64(cfg->size_bytes));
-	json_object_object_add(o, "runs", json_object_new_int(cfg->runs));
+	if (cfg->runs_auto) {
+		json_object_object_add(o, "runs",
+				       json_object_new_string("auto"));
+		json_object_object_add(o, "stable_pct",
+				       json_object_new_double(cfg->stable_pct));
+		json_object_object_add(o, "min_runs",
+				       json_object_new_int(cfg->min_runs));
+		json_object_object_add(o, "max_runs",
+				       json_object_new_int(cfg->max_runs));
+	} else {
+		json_object_object_add(o, "runs",
+				       json_object_new_int(cfg->runs));
+	}
+	json_object_object_add(o, "scale", json_object_new_double(cfg->scale));
+	if (cfg->preset[0])
+		json_object_object_add(o, "preset",
+				       json_object_new_string(cfg->preset));
 	json_object_object_add(o, "scratch",
 			       json_object_new_string(cfg->scratch));
 	json_object_object_add(o, "output",
@@ -220,12 +236,12 @@ static struct result *result_slot(struct results *r, const char *target,
 }
 
 static void record_sample(struct results *r, const struct target *t,
-			  const struct workload_ops *w, const struct sample *s)
+			  const char *workload, const struct metric_def *defs,
+			  int nr_metrics, const struct sample *s)
 {
-	for (int m = 0; m < w->nr_metrics; m++) {
+	for (int m = 0; m < nr_metrics; m++) {
 		struct result *res =
-			result_slot(r, t->info.name, w->name, &w->metrics[m]);
-		double cpu = s->cpu_pct[m];
+			result_slot(r, t->info.name, workload, &defs[m]);
 
 		if (!res || res->nr_samples >= MAX_SAMPLES)
 			continue;
@@ -234,12 +250,41 @@ static void record_sample(struct results *r, const struct target *t,
 		res->rusage.real_s += s->real_s[m];
 		res->rusage.user_s += s->user_s[m];
 		res->rusage.sys_s += s->sys_s[m];
-		res->cpu.avg += cpu;
-		if (cpu < res->cpu.min)
-			res->cpu.min = cpu;
-		if (cpu > res->cpu.max)
-			res->cpu.max = cpu;
+		res->cpu.avg += s->cpu_sum[m];
+		if (s->cpu_n[m] && s->cpu_min[m] < res->cpu.min)
+			res->cpu.min = s->cpu_min[m];
+		if (s->cpu_n[m] && s->cpu_max[m] > res->cpu.max)
+			res->cpu.max = s->cpu_max[m];
+		res->cpu.samples += s->cpu_n[m];
 	}
+}
+
+/* --runs auto: has every metric of this target and workload a relative
+ * standard error under the wanted one? */
+static bool all_stable(const struct results *r, const struct target *t,
+		       const char *workload, double pct)
+{
+	for (int i = 0; i < r->nr_results; i++) {
+		const struct result *x = &r->results[i];
+
+		if (!strcmp(x->target, t->info.name) &&
+		    !strcmp(x->workload, workload) &&
+		    !runs_stable(x->samples, x->nr_samples, pct))
+			return false;
+	}
+	return true;
+}
+
+/* One line per iteration: i of at most n (with --runs auto, n is
+ * --max-runs, and it may stop earlier). */
+static void say_sample(const char *target, const char *workload, int i, int n,
+		       const struct metric_def *defs, int nr_metrics,
+		       const struct sample *s)
+{
+	say("[%s] %s %d/%d:", target, workload, i, n);
+	for (int m = 0; m < nr_metrics && m < 6; m++)
+		say(" %s %.3f", defs[m].name, s->values[m]);
+	say("%s\n", nr_metrics > 6 ? " ..." : "");
 }
 
 static void trace_filter_for(const struct target *t, struct trace_filter *f)
@@ -302,19 +347,27 @@ static void window_close(void *tr)
 }
 
 static int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
-			 struct target *t)
+			 const void *params, struct target *t)
 {
 	/* Attribution covers the timed children only, not the parent's
 	 * dropping of caches or removal of files between them. */
 	const struct workload_window win = {window_open, window_close, ctx->tr};
+	const struct run_config *cfg = ctx->cfg;
 	struct workload_ctx wc = {
-		.cfg = ctx->cfg, .target = t, .window = ctx->tr ? &win : NULL};
+		.params = params,
+		.target = t,
+		.drop_caches = cfg->drop_caches,
+		.window = ctx->tr ? &win : NULL,
+	};
+	struct metric_def defs[MAX_METRICS];
 	struct trace_snapshot *snap = NULL;
+	int nr_metrics = w->metrics(params, defs);
+	int max = config_max_runs(cfg);
 	struct trace_filter f;
 	const char *note;
 	int err = 0;
 
-	note = w->not_applicable ? w->not_applicable(t) : NULL;
+	note = w->not_applicable ? w->not_applicable(t, params) : NULL;
 	if (note) {
 		char buf[DETAIL_LEN];
 
@@ -324,12 +377,17 @@ static int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
 		say("[%s] %s\n", t->info.name, buf);
 		return 0;
 	}
-	note = w->caveat ? w->caveat(t) : NULL;
+	note = w->caveat ? w->caveat(t, params) : NULL;
 	if (note) {
 		char buf[DETAIL_LEN];
 
 		snprintf(buf, sizeof(buf), "%s: %s", w->name, note);
 		add_note(&t->info, buf);
+	}
+	if (w->setup) {
+		err = w->setup(&wc);
+		if (err)
+			return err;
 	}
 	trace_filter_for(t, &f);
 	if (ctx->tr && trace_begin(ctx->tr, &f))
@@ -341,20 +399,20 @@ static int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
 	if (ctx->tl)
 		timeline_begin(ctx->tl, &f, ctx->cfg->timeline_s);
 	progress_stage("run", t->info.name, w->name);
-	for (int i = 1; i <= ctx->cfg->runs && !err; i++) {
+	for (int i = 1; i <= max && !err; i++) {
 		struct sample s = {0};
 
 		wc.iteration = i;
-		progress_iteration(i, ctx->cfg->runs);
+		progress_iteration(i, max);
 		err = w->run_once(&wc, &s);
 		if (err)
 			break;
 		progress_iteration_done();
-		record_sample(ctx->r, t, w, &s);
-		say("[%s] %s %d/%d:", t->info.name, w->name, i, ctx->cfg->runs);
-		for (int m = 0; m < w->nr_metrics; m++)
-			say(" %s %.3f", w->metrics[m].name, s.values[m]);
-		say("\n");
+		record_sample(ctx->r, t, w->name, defs, nr_metrics, &s);
+		say_sample(t->info.name, w->name, i, max, defs, nr_metrics, &s);
+		if (cfg->runs_auto && i >= cfg->min_runs &&
+		    all_stable(ctx->r, t, w->name, cfg->stable_pct))
+			break;
 	}
 	if (ctx->tr && !err) {
 		snap = calloc(1, sizeof(*snap));
@@ -364,6 +422,8 @@ static int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
 	}
 	if (ctx->tl && !err)
 		write_timeline(ctx, t, w);
+	if (w->teardown)
+		w->teardown(&wc);
 	return err;
 }
 
@@ -374,16 +434,18 @@ int run_workloads(struct run_ctx *ctx)
 	for (int i = 0; i < ctx->nr_targets; i++)
 		r->targets[r->nr_targets++] = ctx->targets[i].info;
 	progress_plan(ctx->cfg->nr_workloads * ctx->nr_targets *
-		      ctx->cfg->runs);
+		      config_max_runs(ctx->cfg));
 	for (int wi = 0; wi < ctx->cfg->nr_workloads; wi++) {
 		const struct workload_ops *w =
 			workload_find(ctx->cfg->workloads[wi]);
+		const void *params = ctx->cfg->wparams[wi];
 		struct workload_info *wl = &r->workloads[r->nr_workloads++];
 
 		snprintf(wl->name, NAME_LEN, "%s", w->name);
-		w->params_json(ctx->cfg, wl->params, sizeof(wl->params));
+		w->describe(params, &wl->params);
 		for (int ti = 0; ti < ctx->nr_targets; ti++) {
-			int err = run_on_target(ctx, w, &ctx->targets[ti]);
+			int err = run_on_target(ctx, w, params,
+						&ctx->targets[ti]);
 
 			if (workload_stop)
 				return -EINTR;
@@ -414,10 +476,11 @@ void run_statistics(struct run_ctx *ctx)
 			res->rusage.real_s /= n;
 			res->rusage.user_s /= n;
 			res->rusage.sys_s /= n;
-			res->cpu.avg /= n;
-		} else {
-			res->cpu.min = 0;
 		}
+		if (res->cpu.samples)
+			res->cpu.avg /= res->cpu.samples;
+		else
+			res->cpu.min = 0;
 	}
 	/* Every target against the baseline (the first), metric by metric. */
 	for (int i = 0; i < r->nr_results; i++) {

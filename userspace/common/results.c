@@ -3,6 +3,7 @@
  * Names of the layer and op vocabularies. These strings appear in every
  * output (text, JSON, file names), so they are spelled once, here.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "results.h"
@@ -27,8 +28,8 @@ static const char *const op_names[NR_OPS] = {
 /* The calls each op groups (ops.c's table), for the text that shows a
  * mean per op: "one write call" must not hide what it includes. */
 static const char *const op_calls[NR_OPS] = {
-	[EB_OP_READ] = "read/pread/readv, io_uring reads",
-	[EB_OP_WRITE] = "write/pwrite/writev, io_uring writes",
+	[EB_OP_READ] = "read/pread/readv and io_uring read",
+	[EB_OP_WRITE] = "write/pwrite/writev and io_uring write",
 	[EB_OP_SYNC] = "fsync/fdatasync/sync_file_range/syncfs",
 	[EB_OP_CREATE] = "open(O_CREAT)/creat/mkdir/unlink/rmdir/rename",
 	[EB_OP_COPY] = "copy_file_range/sendfile/splice",
@@ -85,4 +86,50 @@ const char *op_plural(int op)
 int op_from_name(const char *name)
 {
 	return index_of(op_names, NR_OPS, name);
+}
+
+static struct param *param_add(struct param_list *l, const char *key,
+			       enum param_kind kind)
+{
+	struct param *p;
+
+	if (l->n >= MAX_PARAMS)
+		return NULL;
+	p = &l->p[l->n++];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->key, sizeof(p->key), "%s", key);
+	p->kind = kind;
+	return p;
+}
+
+void param_int(struct param_list *l, const char *key, long long v)
+{
+	struct param *p = param_add(l, key, PARAM_INT);
+
+	if (p)
+		p->i = v;
+}
+
+void param_num(struct param_list *l, const char *key, double v)
+{
+	struct param *p = param_add(l, key, PARAM_NUM);
+
+	if (p)
+		p->num = v;
+}
+
+void param_bool(struct param_list *l, const char *key, bool v)
+{
+	struct param *p = param_add(l, key, PARAM_BOOL);
+
+	if (p)
+		p->i = v;
+}
+
+void param_str(struct param_list *l, const char *key, const char *v)
+{
+	struct param *p = param_add(l, key, PARAM_STR);
+
+	if (p)
+		snprintf(p->str, sizeof(p->str), "%s", v);
 }

@@ -18,14 +18,15 @@
 #define DETAIL_LEN    256
 #define MAX_TARGETS   8
 #define MAX_WORKLOADS 16
-#define MAX_METRICS   8
+#define MAX_METRICS   64 /* fio: 6 per rw x block size */
 #define MAX_SAMPLES   1024
 #define MAX_DEVICES   8
-#define MAX_RESULTS   256
+#define MAX_RESULTS   1024
 #define MAX_ATTRIB    (MAX_TARGETS * MAX_WORKLOADS * NR_OPS)
 #define MAX_CIPHERS   8
 #define MAX_EVIDENCE  10
 #define MAX_NOTES     8
+#define MAX_PARAMS    24
 
 /* A capability: does it work here, and the one-line reason either way. */
 struct cap {
@@ -106,8 +107,12 @@ struct result {
 	int nr_samples;
 	double samples[MAX_SAMPLES];
 	struct summary s;
+	/* Busy share of all CPUs, sampled from /proc/stat every
+	 * CPU_SAMPLE_MS while the timed children ran (Phoronix's "CPU Usage
+	 * (Summary)"): min, mean and max over those samples. */
 	struct {
-		double min, avg, max; /* % of one CPU, per sample */
+		double min, avg, max;
+		int samples;
 	} cpu;
 	struct {
 		double real_s, user_s, sys_s; /* per-sample means */
@@ -200,10 +205,30 @@ struct verdict {
 	char evidence[MAX_EVIDENCE][DETAIL_LEN];
 };
 
+/* One parameter of a workload, typed: report writers format it. */
+enum param_kind { PARAM_INT, PARAM_NUM, PARAM_BOOL, PARAM_STR };
+
+struct param {
+	char key[NAME_LEN / 2];
+	enum param_kind kind;
+	long long i; /* PARAM_INT, PARAM_BOOL */
+	double num;  /* PARAM_NUM */
+	char str[DETAIL_LEN];
+};
+
+struct param_list {
+	int n;
+	struct param p[MAX_PARAMS];
+};
+
+void param_int(struct param_list *l, const char *key, long long v);
+void param_num(struct param_list *l, const char *key, double v);
+void param_bool(struct param_list *l, const char *key, bool v);
+void param_str(struct param_list *l, const char *key, const char *v);
+
 struct workload_info {
 	char name[NAME_LEN];
-	char params[512]; /* JSON object text, e.g. {"size_mib":64,"bs":1048576}
-			   */
+	struct param_list params;
 };
 
 struct run_meta {

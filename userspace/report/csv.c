@@ -192,6 +192,40 @@ static const char *option(struct json_object *opts, const char *const *keys)
 	return "(not recorded)";
 }
 
+/* "key=value key=value": a workload's parameters as run.log and
+ * report.html show them. */
+void report_params_text(const struct param_list *l, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < l->n && k < MAX_PARAMS && n < len; k++) {
+		const struct param *p = &l->p[k];
+		const char *sp = k ? " " : "";
+		int w = 0;
+
+		switch (p->kind) {
+		case PARAM_INT:
+			w = snprintf(buf + n, len - n, "%s%s=%lld", sp, p->key,
+				     p->i);
+			break;
+		case PARAM_NUM:
+			w = snprintf(buf + n, len - n, "%s%s=%g", sp, p->key,
+				     p->num);
+			break;
+		case PARAM_BOOL:
+			w = snprintf(buf + n, len - n, "%s%s=%s", sp, p->key,
+				     p->i ? "yes" : "no");
+			break;
+		case PARAM_STR:
+			w = snprintf(buf + n, len - n, "%s%s=%s", sp, p->key,
+				     p->str);
+			break;
+		}
+		n += w > 0 ? (size_t)w : 0;
+	}
+}
+
 int report_write_runlog(const struct results *r, const char *dir)
 {
 	static const char *const scratch_k[] = {"scratch", NULL};
@@ -242,10 +276,12 @@ int report_write_runlog(const struct results *r, const char *dir)
 	for (int i = 0; i < r->nr_targets && i < MAX_TARGETS; i++)
 		report_print_target(o.f, &r->targets[i], i == 0, true);
 	fprintf(o.f, "\nworkloads:\n");
-	for (int i = 0; i < r->nr_workloads && i < MAX_WORKLOADS; i++)
-		fprintf(o.f, "  %-12s %s\n", r->workloads[i].name,
-			r->workloads[i].params[0] ? r->workloads[i].params
-						  : "{}");
+	for (int i = 0; i < r->nr_workloads && i < MAX_WORKLOADS; i++) {
+		char text[2048];
+
+		report_params_text(&r->workloads[i].params, text, sizeof(text));
+		fprintf(o.f, "  %-12s %s\n", r->workloads[i].name, text);
+	}
 	err = out_close(&o);
 cleanup:
 	json_object_put(opts);

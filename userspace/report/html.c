@@ -310,10 +310,14 @@ static void write_run_params(FILE *out, const struct results *r, bool multi)
 	report_html_escape(out, r->meta.options);
 	fputs("</code></td></tr>\n", out);
 	for (int w = 0; w < r->nr_workloads && w < MAX_WORKLOADS; w++) {
+		char params[2048];
+
+		report_params_text(&r->workloads[w].params, params,
+				   sizeof(params));
 		fputs("<tr>", out);
 		tag(out, "th", r->workloads[w].name);
 		fputs("<td><code>", out);
-		report_html_escape(out, r->workloads[w].params);
+		report_html_escape(out, params);
 		fputs("</code></td></tr>\n", out);
 	}
 	fputs("<tr><th>kernel</th>", out);

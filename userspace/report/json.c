@@ -166,6 +166,33 @@ static struct json_object *target_json(const void *item)
 	return built(o, err);
 }
 
+/* A workload's typed parameters as one JSON object. */
+static struct json_object *params_json(const struct param_list *l)
+{
+	struct json_object *o = json_object_new_object();
+	int err = 0;
+
+	for (int i = 0; o && i < clamp_n(l->n, MAX_PARAMS); i++) {
+		const struct param *p = &l->p[i];
+
+		switch (p->kind) {
+		case PARAM_INT:
+			err |= jadd_int(o, p->key, p->i);
+			break;
+		case PARAM_NUM:
+			err |= jadd_double(o, p->key, p->num);
+			break;
+		case PARAM_BOOL:
+			err |= jadd_bool(o, p->key, p->i);
+			break;
+		case PARAM_STR:
+			err |= jadd_str(o, p->key, p->str);
+			break;
+		}
+	}
+	return built(o, err);
+}
+
 static struct json_object *workload_json(const void *item)
 {
 	const struct workload_info *w = item;
@@ -175,7 +202,7 @@ static struct json_object *workload_json(const void *item)
 	if (!o)
 		return NULL;
 	err |= jadd_str(o, "name", w->name);
-	err |= jadd(o, "params", object_text(w->params));
+	err |= jadd(o, "params", params_json(&w->params));
 	return built(o, err);
 }
 
@@ -192,6 +219,7 @@ static struct json_object *triple(const char *k[3], const double v[3])
 static struct json_object *result_json(const void *item)
 {
 	static const char *cpu_k[3] = {"min", "avg", "max"};
+	struct json_object *cpu_o;
 	static const char *ru_k[3] = {"real_s", "user_s", "sys_s"};
 	const struct result *r = item;
 	const double cpu[3] = {r->cpu.min, r->cpu.avg, r->cpu.max};
@@ -216,7 +244,10 @@ static struct json_object *result_json(const void *item)
 	err |= jadd_double(o, "max", r->s.max);
 	err |= jadd_double(o, "median", r->s.median);
 	err |= jadd(o, "ci95", double_array(r->s.ci95, 2));
-	err |= jadd(o, "cpu", triple(cpu_k, cpu));
+	cpu_o = triple(cpu_k, cpu);
+	if (cpu_o)
+		err |= jadd_int(cpu_o, "samples", r->cpu.samples);
+	err |= jadd(o, "cpu", cpu_o);
 	err |= jadd(o, "rusage", triple(ru_k, ru));
 	return built(o, err);
 }

@@ -168,12 +168,41 @@ static void target_from(int *err, struct json_object *o, void *item)
 	read_strs(err, o, "notes", MAX_NOTES, t->notes, &t->nr_notes);
 }
 
+/* Typed back from JSON's own types: the writer's params_json inverse. */
+static void params_from(int *err, struct json_object *o, struct param_list *l)
+{
+	struct json_object *ps = jget_object(err, o, "params");
+
+	l->n = 0;
+	if (!ps)
+		return;
+	json_object_object_foreach(ps, key, v)
+	{
+		switch (json_object_get_type(v)) {
+		case json_type_int:
+			param_int(l, key, json_object_get_int64(v));
+			break;
+		case json_type_double:
+			param_num(l, key, json_object_get_double(v));
+			break;
+		case json_type_boolean:
+			param_bool(l, key, json_object_get_boolean(v));
+			break;
+		case json_type_string:
+			param_str(l, key, json_object_get_string(v));
+			break;
+		default:
+			*err = -EINVAL;
+		}
+	}
+}
+
 static void workload_from(int *err, struct json_object *o, void *item)
 {
 	struct workload_info *w = item;
 
 	jget_str(err, o, "name", w->name, sizeof(w->name));
-	jget_text(err, o, "params", w->params, sizeof(w->params));
+	params_from(err, o, &w->params);
 }
 
 static void result_from(int *err, struct json_object *o, void *item)
@@ -199,6 +228,7 @@ static void result_from(int *err, struct json_object *o, void *item)
 	jget_double(err, cpu, "min", &r->cpu.min);
 	jget_double(err, cpu, "avg", &r->cpu.avg);
 	jget_double(err, cpu, "max", &r->cpu.max);
+	jget_int(err, cpu, "samples", &r->cpu.samples);
 	jctx_pop();
 	ru = jget_object(err, o, "rusage");
 	jctx_push("rusage", -1);

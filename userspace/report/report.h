@@ -36,6 +36,8 @@ int report_write_html(const struct results *const *runs, int n,
 		      const char *dir);
 /* s with & < > " ' as entities and control characters replaced. */
 void report_html_escape(FILE *out, const char *s);
+/* "key=value ...": a workload's parameters, as run.log shows them. */
+void report_params_text(const struct param_list *l, char *buf, size_t len);
 
 /* OpenMetrics text (node_exporter textfile collector) at path, written
  * to path.tmp and renamed. */

@@ -186,10 +186,10 @@ void summarize(const double *x, int n, struct summary *out)
  *    spread can be estimated, the interval collapses to diff_mean;
  *  - a zero denominator mean: penalty and its interval are 0.
  */
-void welch_compare(const double *base, int nb, const double *tgt, int nt,
-		   int higher_is_better, struct comparison *out)
+void welch_from_summary(double mb, double sdb, int nb, double mt, double sdt,
+			int nt, int higher_is_better, struct comparison *out)
 {
-	double mb, mt, vb, vt, se2, df, half, denom, scale;
+	double vb, vt, se2, df, half, denom, scale;
 	bool hib = higher_is_better != 0, estimable;
 
 	out->diff_mean = 0.0;
@@ -197,13 +197,11 @@ void welch_compare(const double *base, int nb, const double *tgt, int nt,
 	out->penalty_pct = 0.0;
 	out->penalty_ci95_pct[0] = out->penalty_ci95_pct[1] = 0.0;
 	out->significant = false;
-	if (!base || !tgt || nb < 1 || nt < 1)
+	if (nb < 1 || nt < 1)
 		return;
 
-	mb = mean_of(base, nb);
-	mt = mean_of(tgt, nt);
-	vb = var_of(base, nb, mb) / nb;
-	vt = var_of(tgt, nt, mt) / nt;
+	vb = sdb * sdb / nb;
+	vt = sdt * sdt / nt;
 	se2 = vb + vt;
 	estimable = nb >= 2 && nt >= 2 && se2 > 0.0;
 	half = 0.0;
@@ -227,6 +225,35 @@ void welch_compare(const double *base, int nb, const double *tgt, int nt,
 	out->penalty_ci95_pct[1] = scale * out->welch_ci95[scale >= 0];
 	out->significant = estimable && (out->welch_ci95[0] > 0.0 ||
 					 out->welch_ci95[1] < 0.0);
+}
+
+void welch_compare(const double *base, int nb, const double *tgt, int nt,
+		   int higher_is_better, struct comparison *out)
+{
+	double mb, mt;
+
+	if (!base || !tgt || nb < 1 || nt < 1) {
+		welch_from_summary(0, 0, 0, 0, 0, 0, higher_is_better, out);
+		return;
+	}
+	mb = mean_of(base, nb);
+	mt = mean_of(tgt, nt);
+	welch_from_summary(mb, sqrt(var_of(base, nb, mb)), nb, mt,
+			   sqrt(var_of(tgt, nt, mt)), nt, higher_is_better,
+			   out);
+}
+
+bool runs_stable(const double *x, int n, double pct)
+{
+	double m, se;
+
+	if (n < 2)
+		return false;
+	m = mean_of(x, n);
+	se = sqrt(var_of(x, n, m) / n);
+	if (m == 0.0)
+		return se == 0.0;
+	return 100.0 * se / fabs(m) < pct;
 }
 
 int hist_slot(uint64_t ns)

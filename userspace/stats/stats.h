@@ -6,6 +6,7 @@
 #ifndef ENCBENCH_STATS_H
 #define ENCBENCH_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../common/results.h"
@@ -28,6 +29,15 @@ void summarize(const double *x, int n, struct summary *out);
  */
 void welch_compare(const double *base, int nb, const double *tgt, int nt,
 		   int higher_is_better, struct comparison *out);
+
+/* The same from summary figures (mean, sample sd, n of each side): what a
+ * report that published only those allows, as the ZFS one did. */
+void welch_from_summary(double mb, double sdb, int nb, double mt, double sdt,
+			int nt, int higher_is_better, struct comparison *out);
+
+/* The stopping rule of --runs auto: the relative standard error of the
+ * mean (sd / sqrt(n) / |mean|) is below pct %, with at least 2 samples. */
+bool runs_stable(const double *x, int n, double pct);
 
 /* Slot of a latency in the log2 histogram of attrib.h. */
 int hist_slot(uint64_t ns);

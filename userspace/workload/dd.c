@@ -16,11 +16,15 @@
 #include <unistd.h>
 
 #include "workload.h"
-#include "../cli/config.h"
+#include "../common/parse.h"
 #include "../storage/target.h"
 
 #define DD_BS	(1u << 20)
 #define DD_POOL (8u << 20) /* random pool cycled through: incompressible */
+
+struct dd_params {
+	uint64_t size_bytes;
+};
 
 struct dd_job {
 	char path[PATH_LEN + 32];
@@ -28,14 +32,6 @@ struct dd_job {
 	unsigned char *pool; /* DD_POOL random bytes, DD_BS-aligned */
 	unsigned char *buf;  /* one block for reads */
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int dd_write(void *arg, double *secs)
 {
@@ -86,7 +82,8 @@ static int dd_read(void *arg, double *secs)
 
 static int dd_run_once(const struct workload_ctx *ctx, struct sample *out)
 {
-	struct dd_job j = {.size = ctx->cfg->size_bytes};
+	const struct dd_params *p = ctx->params;
+	struct dd_job j = {.size = p->size_bytes};
 	int err;
 
 	snprintf(j.path, sizeof(j.path), "%s/dd-%d.dat", ctx->target->info.dir,
@@ -103,7 +100,7 @@ static int dd_run_once(const struct workload_ctx *ctx, struct sample *out)
 	err = workload_spawn(ctx, dd_write, &j, out, 0);
 	if (err)
 		goto cleanup;
-	if (ctx->cfg->drop_caches) {
+	if (ctx->drop_caches) {
 		err = drop_caches();
 		if (err)
 			goto cleanup;
@@ -119,8 +116,9 @@ cleanup:
 	return err;
 }
 
-static const char *dd_caveat(const struct target *t)
+static const char *dd_caveat(const struct target *t, const void *p)
 {
+	(void)p;
 	if (!strcmp(t->info.kind, "fscrypt"))
 		return "O_DIRECT on fscrypt without inline encryption is "
 		       "buffered I/O in disguise (the kernel falls back to "
@@ -129,30 +127,78 @@ static const char *dd_caveat(const struct target *t)
 	return NULL;
 }
 
-static void dd_params(const struct run_config *cfg, char *buf, size_t len)
+static void dd_defaults(void *p)
 {
-	snprintf(buf, len,
-		 "{\"size_bytes\":%llu,\"block_bytes\":%u,\"direct\":true,"
-		 "\"fsync\":true,\"drop_caches\":%s,\"runs\":%d}",
-		 (unsigned long long)cfg->size_bytes, DD_BS,
-		 cfg->drop_caches ? "true" : "false", cfg->runs);
+	((struct dd_params *)p)->size_bytes = 64ULL << 20;
 }
+
+static void dd_common(void *p, const struct workload_common *c)
+{
+	if (c->size_bytes)
+		((struct dd_params *)p)->size_bytes = c->size_bytes;
+}
+
+static int dd_set(void *p, const char *key, const char *value, char *why,
+		  size_t len)
+{
+	int64_t v = parse_size(value);
+
+	if (strcmp(key, "size")) {
+		snprintf(why, len, "dd has no option '%s'", key);
+		return -1;
+	}
+	if (v <= 0 || v % 4096 || v > (1LL << 50)) {
+		snprintf(why, len,
+			 "invalid dd size '%s': a multiple of 4 KiB "
+			 "(O_DIRECT), K/M/G",
+			 value);
+		return -1;
+	}
+	((struct dd_params *)p)->size_bytes = v;
+	return 0;
+}
+
+static uint64_t dd_space(const void *p)
+{
+	return ((const struct dd_params *)p)->size_bytes;
+}
+
+static int dd_metrics(const void *p, struct metric_def out[MAX_METRICS])
+{
+	(void)p;
+	out[0] = (struct metric_def){"write_s", "s", false};
+	out[1] = (struct metric_def){"read_s", "s", false};
+	return 2;
+}
+
+static void dd_describe(const void *p, struct param_list *out)
+{
+	const struct dd_params *d = p;
+
+	param_int(out, "size_bytes", (long long)d->size_bytes);
+	param_int(out, "block_bytes", DD_BS);
+	param_bool(out, "direct", true);
+	param_bool(out, "fsync", true);
+}
+
+static const struct workload_key dd_keys[] = {
+	{"size", "bytes written and read per iteration (default 64M)"},
+	{0},
+};
 
 const struct workload_ops dd_workload_ops = {
 	.name = "dd",
 	.help = "O_DIRECT write (1 MiB blocks, random data, fsync), drop "
 		"caches, O_DIRECT read",
-	.nr_metrics = 2,
-	.metrics =
-		{
-			{.name = "write_s",
-			 .unit = "s",
-			 .higher_is_better = false},
-			{.name = "read_s",
-			 .unit = "s",
-			 .higher_is_better = false},
-		},
+	.follows = "the ZFS report's dd loop, with the RNG out of the clock",
+	.params_size = sizeof(struct dd_params),
+	.defaults = dd_defaults,
+	.common = dd_common,
+	.set = dd_set,
+	.keys = dd_keys,
+	.space_needed = dd_space,
+	.metrics = dd_metrics,
+	.describe = dd_describe,
 	.caveat = dd_caveat,
-	.params_json = dd_params,
 	.run_once = dd_run_once,
 };

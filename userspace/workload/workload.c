@@ -2,13 +2,17 @@
 /* The workload table and what every workload shares: timed children. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "workload.h"
@@ -60,12 +64,72 @@ static int cpu_times(uint64_t *busy, uint64_t *total)
 	return 0;
 }
 
+/* Busy share of all CPUs between two readings, in %. */
+static double busy_pct(uint64_t b0, uint64_t t0, uint64_t b1, uint64_t t1)
+{
+	return t1 > t0 ? 100.0 * (double)(b1 - b0) / (double)(t1 - t0) : 0;
+}
+
+static void cpu_add(struct sample *out, int m, double pct)
+{
+	if (!out->cpu_n[m] || pct < out->cpu_min[m])
+		out->cpu_min[m] = pct;
+	if (!out->cpu_n[m] || pct > out->cpu_max[m])
+		out->cpu_max[m] = pct;
+	out->cpu_sum[m] += pct;
+	out->cpu_n[m]++;
+}
+
+/*
+ * Wait for pid, sampling /proc/stat every CPU_SAMPLE_MS meanwhile. A
+ * pidfd wakes us the moment the child exits (pidfd_open, v5.3); without
+ * one, a plain wait4 and one sample over the child's whole run. The
+ * part after the last full period is one sample too when nothing was
+ * sampled yet, so a short child still has its figure.
+ */
+static int wait_sampling(pid_t pid, int *status, struct rusage *ru,
+			 struct sample *out, int m)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	uint64_t b0 = 0, t0 = 0, b1 = 0, t1 = 0;
+	int n = 0;
+
+	cpu_times(&b0, &t0);
+	for (;;) {
+		struct pollfd pf = {.fd = pfd, .events = POLLIN};
+
+		if (pfd >= 0)
+			n = poll(&pf, 1, CPU_SAMPLE_MS);
+		if (pfd < 0 || n != 0) {
+			if (wait4(pid, status, 0, ru) == pid)
+				break;
+			if (errno != EINTR) {
+				int err = -errno;
+
+				if (pfd >= 0)
+					close(pfd);
+				return err;
+			}
+			continue;
+		}
+		cpu_times(&b1, &t1);
+		cpu_add(out, m, busy_pct(b0, t0, b1, t1));
+		b0 = b1;
+		t0 = t1;
+	}
+	if (pfd >= 0)
+		close(pfd);
+	cpu_times(&b1, &t1);
+	if (!out->cpu_n[m])
+		cpu_add(out, m, busy_pct(b0, t0, b1, t1));
+	return 0;
+}
+
 int workload_spawn(const struct workload_ctx *ctx,
 		   int (*fn)(void *arg, double *secs), void *arg,
 		   struct sample *out, int m)
 {
 	const struct workload_window *w = ctx->window;
-	uint64_t busy0 = 0, total0 = 0, busy1 = 0, total1 = 0;
 	double *shared;
 	struct rusage ru;
 	int status, rc;
@@ -80,7 +144,6 @@ int workload_spawn(const struct workload_ctx *ctx,
 	if (shared == MAP_FAILED)
 		return -errno;
 	*shared = 0;
-	cpu_times(&busy0, &total0);
 	if (w && w->open)
 		w->open(w->arg);
 	pid = fork();
@@ -95,32 +158,48 @@ int workload_spawn(const struct workload_ctx *ctx,
 		rc = fn(arg, shared);
 		_exit(rc < 0 ? -rc : rc);
 	}
-	while (wait4(pid, &status, 0, &ru) < 0) {
-		if (errno != EINTR) {
-			rc = -errno;
-			if (w && w->close)
-				w->close(w->arg);
-			munmap(shared, sizeof(*shared));
-			return rc;
-		}
-	}
+	rc = wait_sampling(pid, &status, &ru, out, m);
 	if (w && w->close)
 		w->close(w->arg);
-	cpu_times(&busy1, &total1);
 	out->values[m] = *shared;
 	munmap(shared, sizeof(*shared));
+	if (rc)
+		return rc;
 	/* Killed, or stopped early by Ctrl-C (which reaches it too). */
 	if (!WIFEXITED(status) || workload_stop)
 		return -EINTR;
 	out->real_s[m] = out->values[m];
 	out->user_s[m] = tv_s(ru.ru_utime);
 	out->sys_s[m] = tv_s(ru.ru_stime);
-	/* Machine-wide: encryption runs in kworkers and writeback, which
-	 * the child's own rusage never sees. */
-	out->cpu_pct[m] = total1 > total0 ? 100.0 * (double)(busy1 - busy0) /
-						    (double)(total1 - total0)
-					  : 0;
 	return -WEXITSTATUS(status);
+}
+
+void sample_share(struct sample *s, int from, int to)
+{
+	s->real_s[to] = s->real_s[from];
+	s->user_s[to] = s->user_s[from];
+	s->sys_s[to] = s->sys_s[from];
+	s->cpu_min[to] = s->cpu_min[from];
+	s->cpu_max[to] = s->cpu_max[from];
+	s->cpu_sum[to] = s->cpu_sum[from];
+	s->cpu_n[to] = s->cpu_n[from];
+}
+
+void *workload_params_new(const struct workload_ops *w)
+{
+	void *p = calloc(1, w->params_size ? w->params_size : 1);
+
+	if (p && w->defaults)
+		w->defaults(p);
+	return p;
+}
+
+double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int drop_caches(void)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Workloads behind one ops table. A workload runs one iteration at a time;
- * the timed operations run in child processes (so the tracer follows them
- * by parentage and wait4 gives their rusage), the parent does the untimed
- * preparation (drop caches, cleanup).
+ * Workloads behind one ops table. Each owns its parameters (a struct of
+ * its own, its defaults, its --<name>-<key> options, the space it needs)
+ * and runs one iteration at a time; the timed operations run in child
+ * processes (so the tracer follows them by parentage and wait4 gives their
+ * rusage), the parent does the untimed preparation (drop caches, cleanup).
  * A new workload is one new file plus one entry in workload_table.
  */
 #ifndef ENCBENCH_WORKLOAD_H
@@ -11,19 +12,25 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../common/results.h"
 
 struct target;
-struct run_config;
+
+/* How often the CPU's busy share is sampled while a timed child runs. */
+#define CPU_SAMPLE_MS 250
 
 struct sample {
 	double values[MAX_METRICS];
 	/* rusage of the timed child that produced each metric */
 	double real_s[MAX_METRICS], user_s[MAX_METRICS], sys_s[MAX_METRICS];
-	/* busy share of all CPUs while that child ran, kworkers included */
-	double cpu_pct[MAX_METRICS];
+	/* Busy share of all CPUs (kworkers included) while that child ran,
+	 * sampled every CPU_SAMPLE_MS: min, max, sum and number of samples. */
+	double cpu_min[MAX_METRICS], cpu_max[MAX_METRICS];
+	double cpu_sum[MAX_METRICS];
+	int cpu_n[MAX_METRICS];
 };
 
 /* Called around each timed child by whoever runs the workload (the
@@ -36,40 +43,83 @@ struct workload_window {
 };
 
 struct workload_ctx {
-	const struct run_config *cfg;
+	const void *params; /* the workload's own struct */
 	const struct target *target;
 	int iteration;
+	bool drop_caches;
 	const struct workload_window *window;
+	/* What setup() made for the whole series on this target (a source
+	 * file, a running server), for run_once and teardown. */
+	void *state;
+};
+
+/* What `run`'s common options say to every workload; 0 = not given. */
+struct workload_common {
+	uint64_t size_bytes; /* --size */
+	double scale;	     /* --scale: counts and durations times this */
+};
+
+/* One --<workload>-<key> option, for help. */
+struct workload_key {
+	const char *key;
+	const char *help;
 };
 
 struct workload_ops {
 	const char *name;
 	const char *help;
-	int nr_metrics;
-	struct metric_def metrics[MAX_METRICS];
+	/* What it follows (report, benchmark), for help and the README. */
+	const char *follows;
+	size_t params_size;
+	void (*defaults)(void *p);
+	/* Common options; may be NULL when none applies. */
+	void (*common)(void *p, const struct workload_common *c);
+	/* --<name>-<key> VALUE: 0, or -1 with a one-line reason in why. */
+	int (*set)(void *p, const char *key, const char *value, char *why,
+		   size_t len);
+	const struct workload_key *keys; /* NULL-terminated, may be NULL */
+	/* Whole-run check before anything is created (may run programs, as
+	 * `fio --parse-only`): 0, or -1 with a one-line reason. May be NULL. */
+	int (*check)(const void *p, char *why, size_t len);
+	/* Bytes of filesystem space its files need at once. */
+	uint64_t (*space_needed)(const void *p);
+	/* Its metrics (name, unit, direction) for these parameters. */
+	int (*metrics)(const void *p, struct metric_def out[MAX_METRICS]);
+	/* Its parameters, typed, for results.json and run.log. */
+	void (*describe)(const void *p, struct param_list *out);
 	/* NULL if it applies to this target, else why not (stated in output).
 	 */
-	const char *(*not_applicable)(const struct target *t);
+	const char *(*not_applicable)(const struct target *t, const void *p);
 	/* Caveat to print for this target, or NULL. */
-	const char *(*caveat)(const struct target *t);
-	void (*params_json)(const struct run_config *cfg, char *buf,
-			    size_t len);
+	const char *(*caveat)(const struct target *t, const void *p);
+	/* Once per target around the iterations; both may be NULL. teardown
+	 * runs whenever setup succeeded, interrupted or not. */
+	int (*setup)(struct workload_ctx *ctx);
+	void (*teardown)(struct workload_ctx *ctx);
 	int (*run_once)(const struct workload_ctx *ctx, struct sample *out);
 };
 
 const struct workload_ops *workload_find(const char *name);
 const struct workload_ops *const *workload_list(void);
 
+/* A parameter struct with the workload's defaults (free() it), or NULL. */
+void *workload_params_new(const struct workload_ops *w);
+
 /* Set by SIGINT/SIGTERM: workloads stop at the next block. */
 extern volatile sig_atomic_t workload_stop;
 
 /* Run fn(arg) in a child for metric m: out->values[m] = the child's own
- * timing of fn (monotonic), and its rusage goes to out's per-metric
- * fields. Returns fn's return value (0 ok) or negative errno. */
+ * timing of fn (monotonic), and its rusage and CPU samples go to out's
+ * per-metric fields. Returns fn's return value (0 ok) or negative errno. */
 int workload_spawn(const struct workload_ctx *ctx,
 		   int (*fn)(void *arg, double *secs), void *arg,
 		   struct sample *out, int m);
+/* Let metric `to` share metric `from`'s rusage and CPU figures (several
+ * metrics from one child, as fio's MB/s and IOPS). */
+void sample_share(struct sample *s, int from, int to);
 /* sync + drop page cache, dentries and inodes. */
 int drop_caches(void);
+/* Seconds on CLOCK_MONOTONIC. */
+double now_s(void);
 
 #endif /* ENCBENCH_WORKLOAD_H */

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What `run` hands each workload: its own parameter struct, made from its
+ * defaults, a preset, --size/--scale and its --<workload>-<key> options,
+ * all checked before anything is created.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "../storage/target.h"
+#include "../workload/workload.h"
+
+/* A report's parameters in one word. Targets and workloads this build
+ * does not have are left out (said on stderr). */
+struct preset {
+	const char *name;
+	const char *workloads;
+	const char *targets;
+	uint64_t size_bytes; /* 0: each workload's default */
+	int runs;	     /* 0: --runs auto */
+};
+
+static const struct preset presets[] = {
+	/* LUKS report: 4.4 GB copied 5 times, plain vs LUKS ext4. */
+	{"luks-cp", "copy", "plain,luks2", 4196ULL << 20, 5},
+	/* ZFS report: dd of 2000 MB, 100 iterations. */
+	{"zfs-dd", "dd", "plain,zfs", 2000ULL << 20, 100},
+	/* Phoronix's ext4 encryption run, every test it had. */
+	{"phoronix",
+	 "fio,fsmark,createfiles,compilebench,sqlite,pgbench,build,nginx",
+	 "plain,fscrypt,ecryptfs,luks2", 0, 0},
+};
+
+const char *preset_names(void)
+{
+	return "luks-cp, zfs-dd, phoronix";
+}
+
+/* Keep the names of `list` that `known` finds. */
+static int known_list(const char *list, char out[][NAME_LEN], int max,
+		      bool (*known)(const char *), const char *what)
+{
+	char all[MAX_WORKLOADS][NAME_LEN];
+	int n = 0, k = 0;
+
+	if (parse_list(list, all, MAX_WORKLOADS, &n))
+		return 0;
+	for (int i = 0; i < n && k < max; i++) {
+		if (known(all[i]))
+			snprintf(out[k++], NAME_LEN, "%s", all[i]);
+		else
+			fprintf(stderr,
+				"encbench-trace: preset: no %s '%s' in this "
+				"build; left out\n",
+				what, all[i]);
+	}
+	return k;
+}
+
+static bool workload_known(const char *n)
+{
+	return workload_find(n) != NULL;
+}
+
+static bool target_known(const char *n)
+{
+	return target_find(n) != NULL;
+}
+
+static int apply_preset(struct run_config *cfg)
+{
+	const struct preset *p = NULL;
+	int n;
+
+	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
+		if (!strcmp(presets[i].name, cfg->preset))
+			p = &presets[i];
+	if (!p)
+		RUN_BAD("unknown preset '%s' (known: %s)", cfg->preset,
+			preset_names());
+	if (!cfg->workloads_given) {
+		n = known_list(p->workloads, cfg->workloads, MAX_WORKLOADS,
+			       workload_known, "workload");
+		if (!n)
+			RUN_BAD("preset '%s': none of its workloads is in this "
+				"build",
+				p->name);
+		cfg->nr_workloads = n;
+	}
+	if (!cfg->targets_given) {
+		n = known_list(p->targets, cfg->targets, MAX_TARGETS,
+			       target_known, "target");
+		if (n)
+			cfg->nr_targets = n;
+	}
+	if (!cfg->size_given && p->size_bytes) {
+		cfg->size_bytes = p->size_bytes;
+		cfg->size_given = true;
+	}
+	if (!cfg->runs_given) {
+		cfg->runs_auto = !p->runs;
+		if (p->runs)
+			cfg->runs = p->runs;
+	}
+	return 0;
+}
+
+static int workload_index(const struct run_config *cfg, const char *name)
+{
+	for (int i = 0; i < cfg->nr_workloads; i++)
+		if (!strcmp(cfg->workloads[i], name))
+			return i;
+	return -1;
+}
+
+/* "--fio-rw" -> workload fio, key rw, if fio is a workload. */
+static const struct workload_ops *split_opt(const char *arg, const char **key)
+{
+	const struct workload_ops *const *w = workload_list();
+
+	if (strncmp(arg, "--", 2))
+		return NULL;
+	for (; *w; w++) {
+		size_t n = strlen((*w)->name);
+
+		if (!strncmp(arg + 2, (*w)->name, n) && arg[2 + n] == '-' &&
+		    arg[3 + n]) {
+			*key = arg + 3 + n;
+			return *w;
+		}
+	}
+	return NULL;
+}
+
+int workload_args_take(int argc, char **argv, char **rest, int *nr_rest,
+		       struct run_config *cfg)
+{
+	int out = 0;
+
+	for (int i = 0; i < argc; i++) {
+		struct workload_opt *o = &cfg->wopts[cfg->nr_wopts];
+		const char *key, *eq, *value;
+		const struct workload_ops *w;
+
+		/* argv[0], and everything from "--" on, is kept as it is. */
+		if (!i) {
+			rest[out++] = argv[0];
+			continue;
+		}
+		if (!strcmp(argv[i], "--")) {
+			while (i < argc)
+				rest[out++] = argv[i++];
+			break;
+		}
+		w = split_opt(argv[i], &key);
+		if (!w) {
+			rest[out++] = argv[i];
+			continue;
+		}
+		eq = strchr(key, '=');
+		if (eq)
+			value = eq + 1;
+		else if (i + 1 < argc)
+			value = argv[++i];
+		else
+			RUN_BAD("option '%s' needs a value", argv[i]);
+		if (cfg->nr_wopts >= MAX_WORKLOAD_OPTS)
+			RUN_BAD("more than %d workload options",
+				MAX_WORKLOAD_OPTS);
+		snprintf(o->workload, NAME_LEN, "%s", w->name);
+		snprintf(o->key, NAME_LEN, "%.*s",
+			 (int)(eq ? (size_t)(eq - key) : strlen(key)), key);
+		snprintf(o->value, PATH_LEN, "%s", value);
+		cfg->nr_wopts++;
+	}
+	rest[out] = NULL;
+	*nr_rest = out;
+	return 0;
+}
+
+int workload_args_resolve(struct run_config *cfg)
+{
+	struct workload_common common = {.scale = cfg->scale};
+	char why[DETAIL_LEN];
+
+	if (cfg->preset[0] && apply_preset(cfg))
+		return 2;
+	if (cfg->size_given)
+		common.size_bytes = cfg->size_bytes;
+	for (int i = 0; i < cfg->nr_workloads; i++) {
+		const struct workload_ops *w = workload_find(cfg->workloads[i]);
+
+		if (!w)
+			RUN_BAD("unknown workload '%s' (see --help)",
+				cfg->workloads[i]);
+		cfg->wparams[i] = workload_params_new(w);
+		if (!cfg->wparams[i])
+			RUN_BAD("out of memory");
+		if (w->common)
+			w->common(cfg->wparams[i], &common);
+	}
+	for (int k = 0; k < cfg->nr_wopts; k++) {
+		const struct workload_opt *o = &cfg->wopts[k];
+		int i = workload_index(cfg, o->workload);
+		const struct workload_ops *w = workload_find(o->workload);
+
+		if (i < 0)
+			RUN_BAD("option '--%s-%s' given, but workload '%s' is "
+				"not run (--workloads)",
+				o->workload, o->key, o->workload);
+		snprintf(why, sizeof(why), "workload '%s' has no option '%s'",
+			 w->name, o->key);
+		if (!w->set ||
+		    w->set(cfg->wparams[i], o->key, o->value, why, sizeof(why)))
+			RUN_BAD("%s", why);
+	}
+	for (int i = 0; i < cfg->nr_workloads; i++) {
+		const struct workload_ops *w = workload_find(cfg->workloads[i]);
+
+		why[0] = '\0';
+		if (w->check && w->check(cfg->wparams[i], why, sizeof(why)))
+			RUN_BAD("%s", why);
+	}
+	return 0;
+}

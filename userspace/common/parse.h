@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* Parsing of command-line values shared by `run` and the workloads. */
+#ifndef ENCBENCH_PARSE_H
+#define ENCBENCH_PARSE_H
+
+#include <stdint.h>
+
+/* "64M", "1G", "4096", "512k": bytes, or -1 when it does not parse. */
+int64_t parse_size(const char *s);
+/* An integer in [min, max]: 0 and *out, or -1. */
+int parse_int(const char *s, long min, long max, long *out);
+/* A number > 0 ("0.1", "2"): 0 and *out, or -1. */
+int parse_positive(const char *s, double *out);
+
+#endif
