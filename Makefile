@@ -13,7 +13,7 @@ CC        ?= gcc
 PREFIX    ?= /usr/local
 MANDIR    ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
-PKGS      := libbpf libcryptsetup json-c
+PKGS      := libbpf libcryptsetup json-c sqlite3
 TEST_PKGS := cmocka liburing
 
 CFLAGS    ?= -O2 -g

@@ -35,7 +35,7 @@ static const char run_usage[] =
 	"      --scale X          workloads' counts and durations times X "
 	"(e.g. 0.1)\n"
 	"      --WORKLOAD-KEY V   a workload's own option (below), e.g. "
-	"--fio-rw read\n"
+	"--dd-size 16M\n"
 	"  -t, --targets LIST     target kinds, baseline first (default "
 	"plain,fscrypt)\n"
 	"  -w, --workloads LIST   workloads (default dd)\n"

@@ -16,12 +16,18 @@
 #include <unistd.h>
 
 #include "workload.h"
+#include "../common/parse.h"
+#include "../storage/target.h"
 
 extern const struct workload_ops dd_workload_ops;
+extern const struct workload_ops copy_workload_ops;
+extern const struct workload_ops createfiles_workload_ops;
+extern const struct workload_ops fsmark_workload_ops;
+extern const struct workload_ops sqlite_workload_ops;
 
 static const struct workload_ops *const workload_table[] = {
-	&dd_workload_ops,
-	NULL,
+	&dd_workload_ops,     &copy_workload_ops,   &createfiles_workload_ops,
+	&fsmark_workload_ops, &sqlite_workload_ops, NULL,
 };
 
 volatile sig_atomic_t workload_stop;
@@ -214,4 +220,44 @@ int drop_caches(void)
 		err = -errno;
 	close(fd);
 	return err;
+}
+
+int workload_opt_size(const char *wl, const char *key, const char *value,
+		      uint64_t align, uint64_t *out, char *why, size_t len)
+{
+	int64_t v = parse_size(value);
+
+	if (v <= 0 || v % align || v > (1LL << 50)) {
+		snprintf(why, len,
+			 "invalid --%s-%s '%s': a size (K, M, G) that is a "
+			 "multiple of %llu bytes",
+			 wl, key, value, (unsigned long long)align);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int workload_opt_count(const char *wl, const char *key, const char *value,
+		       long max, long *out, char *why, size_t len)
+{
+	if (parse_int(value, 1, max, out)) {
+		snprintf(why, len, "invalid --%s-%s '%s': expected 1..%ld", wl,
+			 key, value, max);
+		return -1;
+	}
+	return 0;
+}
+
+long workload_scaled(long n, double scale)
+{
+	double v = n * (scale > 0 ? scale : 1.0);
+
+	return v < 1 ? 1 : (long)(v + 0.5);
+}
+
+void workload_path(const struct workload_ctx *ctx, const char *name, char *buf,
+		   size_t len)
+{
+	snprintf(buf, len, "%s/%s", ctx->target->info.dir, name);
 }

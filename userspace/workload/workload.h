@@ -122,4 +122,16 @@ int drop_caches(void);
 /* Seconds on CLOCK_MONOTONIC. */
 double now_s(void);
 
+/* For set(): a size (K/M/G, > 0, a multiple of `align`) or a count in
+ * [1, max] from an option's value; -1 with a one-line reason. */
+int workload_opt_size(const char *wl, const char *key, const char *value,
+		      uint64_t align, uint64_t *out, char *why, size_t len);
+int workload_opt_count(const char *wl, const char *key, const char *value,
+		       long max, long *out, char *why, size_t len);
+/* A count times --scale, at least 1. */
+long workload_scaled(long n, double scale);
+/* Path of file `name` in the target's work folder. */
+void workload_path(const struct workload_ctx *ctx, const char *name, char *buf,
+		   size_t len);
+
 #endif /* ENCBENCH_WORKLOAD_H */
