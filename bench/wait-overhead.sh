@@ -27,6 +27,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+[[ -n ${KEEP:-} ]] && trap - EXIT
 truncate -s 1G "$work/img"
 dd if=/dev/urandom of="$work/img" bs=1M count=1024 conv=notrunc status=none
 dev=$(losetup -f --show "$work/img")
@@ -93,13 +94,17 @@ for ((i = 1; i <= rounds; i++)); do
 	for m in "${order[@]}"; do "run_$m" "$i"; done
 done
 
-iops() { jq -s 'map(.jobs[0].read.iops) | add / length' "$work"/"$1"*.json; }
+# The median round, and every round, of a mode's IOPS.
+iops() { jq -s 'map(.jobs[0].read.iops) | sort | .[length / 2 | floor]' "$work"/"$1"[0-9]*.json; }
+rounds_of() { jq -s -r 'map(.jobs[0].read.iops | floor | tostring) | join(" ")' "$work"/"$1"[0-9]*.json; }
 u=$(iops u) t=$(iops t) b=$(iops b)
 echo "wait-overhead: fio randread 4k QD1 psync direct on $name, ${secs}s x $rounds rounds, $(date -u +%F), kernel $(uname -r)"
-printf '%-14s %10s %9s\n' mode IOPS vs-untraced
-printf '%-14s %10.0f %9s\n' untraced "$u" -
-printf '%-14s %10.0f %8.1f%%\n' encbench-trace "$t" "$(awk -v a="$t" -v b="$u" 'BEGIN { print 100 * (a / b - 1) }')"
-printf '%-14s %10.0f %8.1f%%\n' biolatency "$b" "$(awk -v a="$b" -v b="$u" 'BEGIN { print 100 * (a / b - 1) }')"
+printf '%-14s %11s %11s  %s\n' mode 'median IOPS' vs-untraced 'each round'
+printf '%-14s %11.0f %11s  %s\n' untraced "$u" - "$(rounds_of u)"
+printf '%-14s %11.0f %10.1f%%  %s\n' encbench-trace "$t" \
+	"$(awk -v a="$t" -v b="$u" 'BEGIN { print 100 * (a / b - 1) }')" "$(rounds_of t)"
+printf '%-14s %11.0f %10.1f%%  %s\n' biolatency "$b" \
+	"$(awk -v a="$b" -v b="$u" 'BEGIN { print 100 * (a / b - 1) }')" "$(rounds_of b)"
 echo
 echo "ns per run (mean over the rounds; bpf_stats), programs that ran:"
 cat "$work"/t*.progs | awk '{ ns[$1] += $2; n[$1]++; c[$1] += $3 } END { for (p in ns) printf "  encbench-trace %-28s %6.0f ns  %d runs\n", p, ns[p] / n[p], c[p] / n[p] }' | sort
