@@ -179,15 +179,24 @@ static void write_verdicts(FILE *out, const struct results *const *runs, int n)
 				 n > 1 ? r->meta.hostname : "",
 				 n > 1 ? " " : "", vd->target, vd->workload,
 				 op_name(vd->op));
-			fputs("<li>", out);
+			/* The baseline's own bounds are context: grey. */
+			fputs(strcmp(vd->target, r->targets[0].name)
+				      ? "<li>"
+				      : "<li class=\"baseline\">",
+			      out);
 			tag(out, "strong", who);
 			fputs(" <span class=\"summary\">", out);
 			report_html_escape(out, vd->summary);
-			fputs("</span>\n<ul>", out);
+			/* The sentences are what a reader takes in first; the
+			 * figures behind each open on a click. */
+			fprintf(out,
+				"</span>\n<details><summary>the evidence (%d)"
+				"</summary><ul>",
+				vd->nr_evidence);
 			for (int e = 0; e < vd->nr_evidence && e < MAX_EVIDENCE;
 			     e++)
 				tag(out, "li", vd->evidence[e]);
-			fputs("</ul></li>\n", out);
+			fputs("</ul></details></li>\n", out);
 		}
 		fputs("</ul>\n", out);
 	}

@@ -105,7 +105,10 @@
 					const ci = ds.ci[i];
 					if (!ci || ci[0] === null || ci[1] === null)
 						return;
-					const lo = x.getPixelForValue(ci[0]);
+					// An interval reaching below 0 (few, noisy
+					// runs) is cut at the axis, not drawn outside.
+					const lo = Math.max(x.getPixelForValue(ci[0]),
+						chart.chartArea.left);
 					const hi = x.getPixelForValue(ci[1]);
 					const h = Math.min(8, bar.height / 3);
 					ctx.save();
