@@ -20,7 +20,8 @@
 #include "attrib.h"
 #include "timeline.h"
 
-/* The attribution's maps, shared: same definitions as in attrib.bpf.c. */
+/* The attribution's maps, shared: same key and value as in attrib.bpf.c;
+ * user space sets their size and flags from the tracer's before reuse. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);

@@ -72,11 +72,23 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* Our map `name` becomes the tracer's. Its size and flags are taken from
+ * the tracer's map as it is, so that a change there (the tracer's tables
+ * are sized for memlock) never makes the two incompatible. */
 static int reuse(struct bpf_map *map, struct tracer *tr, const char *name)
 {
+	struct bpf_map_info info = {0};
+	__u32 len = sizeof(info);
 	int fd = trace_map_fd(tr, name);
 
-	return fd < 0 ? fd : bpf_map__reuse_fd(map, fd);
+	if (fd < 0)
+		return fd;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	if (bpf_map__set_max_entries(map, info.max_entries) ||
+	    bpf_map__set_map_flags(map, info.map_flags))
+		return -EINVAL;
+	return bpf_map__reuse_fd(map, fd);
 }
 
 static int attach(struct timeline *tl)
