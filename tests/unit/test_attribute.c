@@ -14,6 +14,7 @@
 
 #include "stats/stats.h"
 #include "trace/trace.h"
+#include "trace/trace_priv.h"
 
 #define MS  1000000ull
 #define SEC 1000000000ull
@@ -332,9 +333,24 @@ static void test_verdict_other_layers(void **state)
 	assert_contains(v.summary, "no time was measured");
 }
 
+/* Regression: only reads and writes were zeroed, so sync and create
+ * carried stack garbage into kernel_requests (2315169713114104336 seen). */
+static void test_kernel_requests_zeroes_every_op(void **state)
+{
+	struct trace_filter f = {0};
+	uint64_t out[NR_OPS];
+
+	(void)state;
+	memset(out, 0xa5, sizeof(out));
+	kernel_requests(&f, out, true);
+	for (int op = 0; op < NR_OPS; op++)
+		assert_int_equal(out[op], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kernel_requests_zeroes_every_op),
 		cmocka_unit_test_setup(test_attribute_math, setup),
 		cmocka_unit_test_setup(test_attribute_overlap, setup),
 		cmocka_unit_test_setup(test_attribute_both_ops, setup),

@@ -2,6 +2,7 @@
 /* The kernel's own per-device request counters, to cross-check `device`. */
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "trace.h"
@@ -55,7 +56,8 @@ static void add_pair(const char *path, int skip, uint64_t out[NR_OPS])
 void kernel_requests(const struct trace_filter *f, uint64_t out[NR_OPS],
 		     bool inflight)
 {
-	out[EB_OP_READ] = out[EB_OP_WRITE] = 0;
+	/* The kernel counts reads and writes only: every other op stays 0. */
+	memset(out, 0, NR_OPS * sizeof(out[0]));
 	for (int i = 0; i < f->nr_devs; i++) {
 		unsigned int pmaj, pmin;
 		char path[PATH_MAX];
