@@ -23,6 +23,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "catch_stderr.h"
 #include "report/report.h"
 #include "report/report_priv.h"
 #include "results_fixture.h"
@@ -58,27 +59,15 @@ static int teardown(void **state)
 	return system(cmd) ? -1 : 0;
 }
 
+static int read_json(void *path)
+{
+	return report_read_json(path, out);
+}
+
 /* report_read_json(path) with stderr caught: its return, and the text. */
 static int read_caught(const char *path, char *text, size_t len)
 {
-	int saved, fd, rc;
-	ssize_t n;
-
-	fflush(stderr);
-	saved = dup(STDERR_FILENO);
-	fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	assert_true(saved >= 0 && fd >= 0);
-	dup2(fd, STDERR_FILENO);
-	close(fd);
-	rc = report_read_json(path, out);
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	fd = open(err_path, O_RDONLY);
-	n = read(fd, text, len - 1);
-	close(fd);
-	text[n > 0 ? n : 0] = '\0';
-	return rc;
+	return catch_stderr(err_path, read_json, (void *)path, text, len);
 }
 
 /* Refused, with exactly one line on stderr that contains `want`. */

@@ -3,12 +3,10 @@
  * `merge`: runs from several machines side by side, one column per host,
  * on the terminal and, with --html DIR, as one report.html.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "commands.h"
 #include "load.h"
@@ -33,33 +31,6 @@ static const struct option merge_opts[] = {
 	{"help", no_argument, NULL, 'h'},
 	{0},
 };
-
-/* Where report.html goes: checked before anything is read or made. */
-static int check_html_dir(const char *dir, char *html, size_t len)
-{
-	struct stat st;
-
-	snprintf(html, len, "%s/report.html", dir);
-	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
-		CMD_BAD("merge", "'%s' is not a folder", dir);
-	if (refuse_existing("merge", html))
-		return 2;
-	return 0;
-}
-
-static int write_html(const struct results *const *runs, int n, const char *dir,
-		      const char *html)
-{
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-		fprintf(stderr, "encbench-trace: merge: cannot make '%s': %s\n",
-			dir, strerror(errno));
-		return 1;
-	}
-	if (report_write_html(runs, n, dir))
-		return 1;
-	printf("\n%s\n", html);
-	return 0;
-}
 
 int cmd_merge(int argc, char **argv)
 {
@@ -93,7 +64,7 @@ int cmd_merge(int argc, char **argv)
 				 "results.json files)");
 	if (argc - optind > MAX_MERGE)
 		CMD_BAD("merge", "at most %d runs", MAX_MERGE);
-	if (dir && check_html_dir(dir, html, sizeof(html)))
+	if (dir && check_html_dir("merge", dir, html, sizeof(html)))
 		return 2;
 	for (; optind < argc; optind++) {
 		runs[n] = load_run(argv[optind], path, sizeof(path));
@@ -102,7 +73,8 @@ int cmd_merge(int argc, char **argv)
 		n++;
 	}
 	report_print_merged((const struct results *const *)runs, n, stdout);
-	rc = dir ? write_html((const struct results *const *)runs, n, dir, html)
+	rc = dir ? write_html_in("merge", (const struct results *const *)runs,
+				 n, dir, html)
 		 : 0;
 cleanup:
 	for (int i = 0; i < n; i++)

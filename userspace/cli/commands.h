@@ -18,6 +18,7 @@ int cmd_run(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 
 #endif

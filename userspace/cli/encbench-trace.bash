@@ -17,8 +17,8 @@ _encbench_trace()
 	_init_completion || return
 
 	if ((cword == 1)); then
-		COMPREPLY=($(compgen -W "run probe report merge trace --help
-			--version" -- "$cur"))
+		COMPREPLY=($(compgen -W "run probe report merge trace compare
+			--help --version" -- "$cur"))
 		return
 	fi
 	cmd=${words[1]}
@@ -28,7 +28,10 @@ _encbench_trace()
 		return
 		;;
 	--html)
-		[[ $cmd == merge ]] && { _filedir -d; return; }
+		[[ $cmd == merge || $cmd == compare ]] && {
+			_filedir -d
+			return
+		}
 		;;
 	--prometheus)
 		_filedir prom
@@ -81,6 +84,13 @@ _encbench_trace()
 			COMPREPLY=($(compgen -W "$list" -- "$cur"))
 		else
 			_filedir '@(json)'
+		fi
+		;;
+	compare)
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "--json --html --help" -- "$cur"))
+		else
+			_filedir '@(json|csv)'
 		fi
 		;;
 	esac

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Saved runs named on the command line, for `report` and `merge`. */
+#include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,4 +50,31 @@ bool refuse_existing(const char *cmd, const char *path)
 		"encbench-trace: %s: %s exists (nothing is overwritten)\n", cmd,
 		path);
 	return true;
+}
+
+int check_html_dir(const char *cmd, const char *dir, char *html, size_t len)
+{
+	struct stat st;
+
+	snprintf(html, len, "%s/report.html", dir);
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "encbench-trace: %s: '%s' is not a folder\n",
+			cmd, dir);
+		return 2;
+	}
+	return refuse_existing(cmd, html) ? 2 : 0;
+}
+
+int write_html_in(const char *cmd, const struct results *const *runs, int n,
+		  const char *dir, const char *html)
+{
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, "encbench-trace: %s: cannot make '%s': %s\n",
+			cmd, dir, strerror(errno));
+		return 1;
+	}
+	if (report_write_html(runs, n, dir))
+		return 1;
+	printf("\n%s\n", html);
+	return 0;
 }

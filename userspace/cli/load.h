@@ -14,5 +14,13 @@ struct results *load_run(const char *arg, char *path, size_t len);
 void folder_of(const char *path, char *dir, size_t len);
 /* true, after a one-line error naming cmd, when path exists. */
 bool refuse_existing(const char *cmd, const char *path);
+/* Where report.html goes (dir/report.html into html), checked before
+ * anything is read or made: 2 after a one-line error when dir is not a
+ * folder or report.html exists, else 0. */
+int check_html_dir(const char *cmd, const char *dir, char *html, size_t len);
+/* Make dir if missing, write report.html of runs there, print its path:
+ * the exit code, 0 or 1. */
+int write_html_in(const char *cmd, const struct results *const *runs, int n,
+		  const char *dir, const char *html);
 
 #endif

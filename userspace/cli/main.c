@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{"probe", cmd_probe, "what this kernel and machine support"},
 	{"report", cmd_report, "print a saved results.json again"},
 	{"merge", cmd_merge, "several hosts' runs side by side"},
+	{"compare", cmd_compare, "two runs or CSV files: intervals, penalties"},
 	{"trace", cmd_trace, "why any command's I/O is slow, on any stack"},
 	{0},
 };
@@ -36,6 +37,7 @@ static void usage(FILE *out)
 		"  sudo encbench-trace probe --json\n"
 		"  encbench-trace report encbench-results/*/results.json\n"
 		"  encbench-trace merge --html fleet/ host1.json host2.json\n"
+		"  encbench-trace compare plain-dd.csv fscrypt-dd.csv\n"
 		"  sudo encbench-trace trace --path ~/luks -- cp a.iso "
 		"~/luks/\n");
 }

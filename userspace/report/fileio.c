@@ -114,13 +114,7 @@ static const char *file_kind(mode_t m)
 	return "not a regular file";
 }
 
-/*
- * The whole of a regular file of at most REPORT_MAX_INPUT bytes, judged
- * by fstat before a byte is read: /dev/zero, a FIFO (opened without
- * blocking) or a folder are refused, and so is a file too large. On
- * failure, a one-line message naming the file and negative errno.
- */
-static int slurp(const char *path, char **text, size_t *len)
+int report_read_file(const char *path, size_t max, char **text, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	char *buf = NULL;
@@ -147,11 +141,11 @@ static int slurp(const char *path, char **text, size_t *len)
 		err = -EINVAL;
 		goto cleanup;
 	}
-	if (st.st_size > REPORT_MAX_INPUT) {
+	if ((size_t)st.st_size > max) {
 		fprintf(stderr,
 			"encbench-trace: %s is too large (%lld bytes, at most "
-			"%d)\n",
-			path, (long long)st.st_size, REPORT_MAX_INPUT);
+			"%zu)\n",
+			path, (long long)st.st_size, max);
 		err = -EFBIG;
 		goto cleanup;
 	}
@@ -231,7 +225,7 @@ int report_load_json(const char *path, struct json_object **out)
 	int err;
 
 	*out = NULL;
-	err = slurp(path, &text, &len);
+	err = report_read_file(path, REPORT_MAX_INPUT, &text, &len);
 	if (err)
 		return err;
 	err = parse(path, text, len, out);

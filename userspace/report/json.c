@@ -53,7 +53,7 @@ static struct json_object *str_array(const char (*s)[DETAIL_LEN], int n)
 	return built(a, err);
 }
 
-static struct json_object *double_array(const double *d, int n)
+struct json_object *jdouble_array(const double *d, int n)
 {
 	struct json_object *a = json_object_new_array();
 	int err = 0;
@@ -237,13 +237,13 @@ static struct json_object *result_json(const void *item)
 	err |= jadd_bool(o, "higher_is_better", r->metric.higher_is_better);
 	err |= jadd(
 		o, "samples",
-		double_array(r->samples, clamp_n(r->nr_samples, MAX_SAMPLES)));
+		jdouble_array(r->samples, clamp_n(r->nr_samples, MAX_SAMPLES)));
 	err |= jadd_double(o, "mean", r->s.mean);
 	err |= jadd_double(o, "sd", r->s.sd);
 	err |= jadd_double(o, "min", r->s.min);
 	err |= jadd_double(o, "max", r->s.max);
 	err |= jadd_double(o, "median", r->s.median);
-	err |= jadd(o, "ci95", double_array(r->s.ci95, 2));
+	err |= jadd(o, "ci95", jdouble_array(r->s.ci95, 2));
 	cpu_o = triple(cpu_k, cpu);
 	if (cpu_o)
 		err |= jadd_int(cpu_o, "samples", r->cpu.samples);
@@ -252,7 +252,7 @@ static struct json_object *result_json(const void *item)
 	return built(o, err);
 }
 
-static struct json_object *comparison_json(const void *item)
+struct json_object *report_comparison_json(const void *item)
 {
 	const struct comparison *c = item;
 	struct json_object *o = json_object_new_object();
@@ -265,10 +265,10 @@ static struct json_object *comparison_json(const void *item)
 	err |= jadd_str(o, "workload", c->workload);
 	err |= jadd_str(o, "metric", c->metric);
 	err |= jadd_double(o, "diff_mean", c->diff_mean);
-	err |= jadd(o, "welch_ci95", double_array(c->welch_ci95, 2));
+	err |= jadd(o, "welch_ci95", jdouble_array(c->welch_ci95, 2));
 	err |= jadd_double(o, "penalty_pct", c->penalty_pct);
 	err |= jadd(o, "penalty_ci95_pct",
-		    double_array(c->penalty_ci95_pct, 2));
+		    jdouble_array(c->penalty_ci95_pct, 2));
 	err |= jadd_bool(o, "significant", c->significant);
 	return built(o, err);
 }
@@ -383,7 +383,7 @@ struct json_object *report_results_json(const struct results *r)
 		ARRAY_OF(r->results, r->nr_results, MAX_RESULTS, result_json));
 	err |= jadd(o, "comparisons",
 		    ARRAY_OF(r->comparisons, r->nr_comparisons, MAX_RESULTS,
-			     comparison_json));
+			     report_comparison_json));
 	err |= jadd(o, "attribution",
 		    ARRAY_OF(r->attrib, r->nr_attrib, MAX_ATTRIB, attrib_json));
 	err |= jadd(o, "verdicts",

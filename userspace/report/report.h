@@ -52,8 +52,26 @@ int report_write_document(const char *dir, const char *name,
  * !histograms), verdicts and caveats. */
 void report_print_text(const struct results *r, FILE *out, bool histograms);
 /* n runs (from several hosts) in one table, one column per host. */
-void report_print_merged(const struct results *const *runs, int n,
-			 FILE *out);
+void report_print_merged(const struct results *const *runs, int n, FILE *out);
 void report_print_caps(const struct capabilities *caps, FILE *out);
+
+/*
+ * `compare`. A per-iteration CSV (iteration,<metric>,...) read back into
+ * r->results, one result per metric column, each with target = label,
+ * its samples and their summary; one-line error naming file, line and
+ * column. A metric's direction comes from its name: rates (..._per_...,
+ * ...iops, ...tps, ...bps) are higher-is-better, the rest times.
+ */
+int report_read_csv(const char *path, const char *label, struct results *r);
+bool report_metric_higher_is_better(const char *name);
+/* cmp holds the pairs: results[2k] is BASE's side of comparisons[k],
+ * results[2k + 1] OTHER's, each result's target its side's label. */
+void report_print_compare(const struct results *cmp, FILE *out);
+int report_print_compare_json(const struct results *cmp, const char *base,
+			      const char *other, FILE *out);
+/* The ZFS report's sentence for comparisons[k]: "reads on X are between
+ * a % and b % slower than on Y (95 % CI)". */
+void report_compare_sentence(const struct results *cmp, int k, char *buf,
+			     size_t len);
 
 #endif /* ENCBENCH_REPORT_H */

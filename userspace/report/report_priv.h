@@ -33,11 +33,16 @@ int jadd_u64(struct json_object *o, const char *key, uint64_t u);
 /* Non-finite doubles have no JSON form: written as null. */
 int jadd_double(struct json_object *o, const char *key, double d);
 struct json_object *jdouble(double d);
+/* An array of n doubles, non-finite ones as null; NULL when out of
+ * memory. */
+struct json_object *jdouble_array(const double *d, int n);
 /* Append v to array a; same contract as jadd. */
 int jappend(struct json_object *a, struct json_object *v);
 /* The whole results model as the results.json document (json.c); NULL
  * when out of memory. The caller puts it. */
 struct json_object *report_results_json(const struct results *r);
+/* One struct comparison (item) as results.json's comparisons hold it. */
+struct json_object *report_comparison_json(const void *item);
 /* Parse JSON object text; NULL for empty text. Text that is not an object
  * comes back as a JSON string so that nothing is lost or made invalid. */
 struct json_object *jtext_object(const char *text);
@@ -105,7 +110,7 @@ extern const struct cap_field report_caps_top[], report_caps_attach[],
 const struct cap *report_cap_at(const struct capabilities *c, size_t off);
 
 /*
- * fileio.c. Both print a one-line message naming the file on failure and
+ * fileio.c. Each prints a one-line message naming the file on failure and
  * return negative errno.
  */
 /* dir/.name.XXXXXX, fsync, published as dir/name unless that exists
@@ -119,6 +124,13 @@ int report_write_built(const char *dir, const char *name,
 /* The largest results file read: the largest the writer makes (every
  * sample, attribution and histogram at its maximum) is well below. */
 #define REPORT_MAX_INPUT (64 << 20)
+/*
+ * The whole of a regular file of at most max bytes, judged by fstat
+ * before a byte is read: /dev/zero, a FIFO (opened without blocking) or a
+ * folder are refused, and so is a file too large. NUL-terminated text,
+ * malloc'ed.
+ */
+int report_read_file(const char *path, size_t max, char **text, size_t *len);
 /* Whole file as one JSON object (nothing but whitespace may follow); a
  * regular file of at most REPORT_MAX_INPUT bytes. */
 int report_load_json(const char *path, struct json_object **out);

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `compare`: two saved runs' metrics side by side with Welch's interval
+ * of the difference, as a table, one sentence per metric in the ZFS
+ * report's words, or one JSON document. The pairs come made: results[2k]
+ * is BASE's side of comparisons[k] and results[2k + 1] OTHER's.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report_priv.h"
+#include "report.h"
+
+/* "reads" for read_s (a dd op timed in seconds), else the metric's name;
+ * true when that is a plural. */
+static bool what_of(const char *metric, char *buf, size_t len)
+{
+	char op[NAME_LEN];
+	size_t n = strlen(metric);
+
+	if (n > 2 && !strcmp(metric + n - 2, "_s")) {
+		snprintf(op, sizeof(op), "%.*s", (int)(n - 2), metric);
+		if (op_from_name(op) >= 0) {
+			snprintf(buf, len, "%s", op_plural(op_from_name(op)));
+			return true;
+		}
+	}
+	snprintf(buf, len, "%s", metric);
+	return false;
+}
+
+/* "between a % and b % <worse>", or <better> for a negative interval, or
+ * both words when it holds 0. */
+static void between(char *buf, size_t len, double lo, double hi,
+		    const char *worse, const char *better)
+{
+	if (lo > 0.0)
+		snprintf(buf, len, "between %.1f %% and %.1f %% %s", lo, hi,
+			 worse);
+	else if (hi < 0.0)
+		snprintf(buf, len, "between %.1f %% and %.1f %% %s", -hi, -lo,
+			 better);
+	else
+		snprintf(buf, len, "between %.1f %% %s and %.1f %% %s", -lo,
+			 better, hi, worse);
+}
+
+void report_compare_sentence(const struct results *cmp, int k, char *buf,
+			     size_t len)
+{
+	const struct comparison *c = &cmp->comparisons[k];
+	const struct result *b = &cmp->results[2 * k];
+	char what[NAME_LEN + 8], span[128], wl[NAME_LEN + 2] = "";
+	bool plural = what_of(c->metric, what, sizeof(what));
+	const char *tail = c->significant ? "" : ": no significant difference";
+
+	if (c->workload[0])
+		snprintf(wl, sizeof(wl), "%s ", c->workload);
+	if (!b->metric.higher_is_better) {
+		between(span, sizeof(span), c->penalty_ci95_pct[0],
+			c->penalty_ci95_pct[1], "slower", "faster");
+		snprintf(buf, len, "%s%s on %s %s %s than on %s (95 %% CI)%s",
+			 wl, what, c->target, plural ? "are" : "is", span,
+			 c->baseline, tail);
+		return;
+	}
+	/* A rate: said as the rate's own change relative to BASE, then as
+	 * the penalty (time per unit of work) the table shows. */
+	if (b->s.mean == 0.0) {
+		snprintf(buf, len,
+			 "%s%s on %s cannot be put relative to %s, "
+			 "whose mean is 0",
+			 wl, what, c->target, c->baseline);
+		return;
+	}
+	between(span, sizeof(span), 100.0 * c->welch_ci95[0] / b->s.mean,
+		100.0 * c->welch_ci95[1] / b->s.mean, "higher", "lower");
+	snprintf(buf, len,
+		 "%s%s on %s %s %s than on %s (95 %% CI)%s; per unit of work "
+		 "that is %+.1f %% to %+.1f %% time",
+		 wl, what, c->target, plural ? "are" : "is", span, c->baseline,
+		 tail, c->penalty_ci95_pct[0], c->penalty_ci95_pct[1]);
+}
+
+/* "OTHER vs BASE" above each run of comparisons between the same two. */
+static void print_sides(const struct results *cmp, int k, FILE *out)
+{
+	const struct comparison *c = &cmp->comparisons[k], *prev = c - 1;
+	char line[2 * NAME_LEN + 16];
+
+	if (k && !strcmp(prev->target, c->target) &&
+	    !strcmp(prev->baseline, c->baseline))
+		return;
+	snprintf(line, sizeof(line), "%s%s vs %s\n", k ? "\n" : "", c->target,
+		 c->baseline);
+	report_put_safe(out, line, strlen(line));
+}
+
+void report_print_compare(const struct results *cmp, FILE *out)
+{
+	char line[1024];
+
+	fprintf(out, "%-20s %-13s %5s %11s %10s %5s %11s %10s  %-26s %s\n",
+		"metric", "direction", "n", "base mean", "sd", "n",
+		"other mean", "sd", "diff [95 % CI]", "penalty % [95 % CI]");
+	for (int k = 0; k < cmp->nr_comparisons; k++) {
+		const struct comparison *c = &cmp->comparisons[k];
+		const struct result *b = &cmp->results[2 * k],
+				    *o = &cmp->results[2 * k + 1];
+		char name[2 * NAME_LEN + 2], diff[80];
+
+		print_sides(cmp, k, out);
+		snprintf(name, sizeof(name), "%s%s%s", c->workload,
+			 c->workload[0] ? "/" : "", c->metric);
+		snprintf(diff, sizeof(diff), "%+.4g [%+.4g, %+.4g]",
+			 c->diff_mean, c->welch_ci95[0], c->welch_ci95[1]);
+		snprintf(line, sizeof(line),
+			 "%-20s %-13s %5d %11.4g %10.4g %5d %11.4g %10.4g  "
+			 "%-26s %+.1f [%+.1f, %+.1f]%s",
+			 name,
+			 b->metric.higher_is_better ? "higher=better"
+						    : "lower=better",
+			 b->nr_samples, b->s.mean, b->s.sd, o->nr_samples,
+			 o->s.mean, o->s.sd, diff, c->penalty_pct,
+			 c->penalty_ci95_pct[0], c->penalty_ci95_pct[1],
+			 c->significant ? " *" : "");
+		report_put_safe(out, line, strlen(line));
+		fputc('\n', out);
+	}
+	fputs("(* significant: the interval excludes 0; penalty > 0: OTHER "
+	      "worse)\n\n",
+	      out);
+	for (int k = 0; k < cmp->nr_comparisons; k++) {
+		report_compare_sentence(cmp, k, line, sizeof(line));
+		report_put_safe(out, line, strlen(line));
+		fputs(".\n", out);
+	}
+}
+
+static struct json_object *side_json(const struct result *r)
+{
+	struct json_object *o = json_object_new_object();
+	int err;
+
+	if (!o)
+		return NULL;
+	err = jadd_str(o, "label", r->target);
+	err |= jadd_int(o, "n", r->nr_samples);
+	err |= jadd_double(o, "mean", r->s.mean);
+	err |= jadd_double(o, "sd", r->s.sd);
+	err |= jadd(o, "ci95", jdouble_array(r->s.ci95, 2));
+	if (err) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* results.json's comparison, and what compare adds: each side's figures
+ * and the sentence. */
+static struct json_object *comparison_json(const struct results *cmp, int k)
+{
+	const struct result *b = &cmp->results[2 * k];
+	struct json_object *o = report_comparison_json(&cmp->comparisons[k]);
+	char sentence[1024];
+	int err;
+
+	if (!o)
+		return NULL;
+	report_compare_sentence(cmp, k, sentence, sizeof(sentence));
+	err = jadd_str(o, "unit", b->metric.unit);
+	err |= jadd_bool(o, "higher_is_better", b->metric.higher_is_better);
+	err |= jadd(o, "base", side_json(b));
+	err |= jadd(o, "other", side_json(&cmp->results[2 * k + 1]));
+	err |= jadd_str(o, "sentence", sentence);
+	if (err) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+int report_print_compare_json(const struct results *cmp, const char *base,
+			      const char *other, FILE *out)
+{
+	struct json_object *doc = json_object_new_object();
+	struct json_object *a = json_object_new_array();
+	int err = !doc || !a;
+
+	if (!err) {
+		err |= jadd_str(doc, "schema", RESULTS_SCHEMA "/compare");
+		err |= jadd_str(doc, "base", base);
+		err |= jadd_str(doc, "other", other);
+		err |= jadd(doc, "comparisons", a);
+		a = NULL;
+	}
+	for (int k = 0; !err && k < cmp->nr_comparisons; k++)
+		err |= jappend(json_object_object_get(doc, "comparisons"),
+			       comparison_json(cmp, k));
+	if (!err)
+		fprintf(out, "%s\n",
+			json_object_to_json_string_ext(
+				doc, JSON_C_TO_STRING_PRETTY |
+					     JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(a);
+	json_object_put(doc);
+	return err ? -ENOMEM : 0;
+}
