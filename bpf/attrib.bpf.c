@@ -133,6 +133,8 @@ START_MAP(rq_start, __u64, MAX_ITEMS);	  /* by struct request * */
 START_MAP(cq_start, __u64, MAX_ITEMS);	  /* by struct work_struct * */
 START_MAP(cx_start, __u32, MAX_THREADS);  /* by kworker tid */
 START_MAP(enc_start, __u32, MAX_THREADS); /* by tid */
+START_MAP(dm_start, __u64, MAX_ITEMS);	  /* by struct bio * (dm device) */
+START_MAP(dmx_start, __u32, MAX_THREADS); /* by tid: inline dm-crypt */
 START_MAP(iou_start, __u64, MAX_ITEMS);	  /* by struct io_kiocb * */
 
 static __always_inline struct layer_stat *stat_of(int layer, __u32 op)
@@ -454,16 +456,26 @@ static __always_inline int on_bio_queue(__u64 *ctx)
 	 * and completes the original without block_rq_issue. */
 	if (!BPF_CORE_READ(bio, bi_iter.bi_size))
 		return 0;
-	/* Only request-based (blk-mq) devices issue requests: a bio on a
-	 * bio-based device (dm) would never see block_rq_issue. */
 	disk = get_gendisk(bio);
-	if (!disk || !BPF_CORE_READ(disk, queue, mq_ops))
-		return 0;
-	if (!bio_dev_ok(bio))
+	if (!disk || !bio_dev_ok(bio))
 		return 0;
 	key = (__u64)bio;
 	now = bpf_ktime_get_ns();
-	item_start(&bio_start, &key, LAYER_BLK_QUEUE, op, now, now);
+	/* Only request-based (blk-mq) devices issue requests: a bio on a
+	 * bio-based device (dm) lives in `dm` until block_bio_complete. */
+	if (!BPF_CORE_READ(disk, queue, mq_ops))
+		item_start(&dm_start, &key, LAYER_DM, op, now, now);
+	else
+		item_start(&bio_start, &key, LAYER_BLK_QUEUE, op, now, now);
+	return 0;
+}
+
+/* dm set BIO_TRACE_COMPLETION on the bio it was given: its end. */
+static __always_inline int on_bio_complete(__u64 *ctx)
+{
+	__u64 key = ctx[1];
+
+	item_end(&dm_start, &key, LAYER_DM, bpf_ktime_get_ns(), true);
 	return 0;
 }
 
@@ -595,18 +607,25 @@ static __always_inline int on_rq_complete(__u64 *ctx)
 
 /* Direction of a dm-crypt io: its original bio's op. -1 when dm_crypt
  * (and so its BTF) is not loaded, or the bio is not the target's. */
-static __always_inline int dmcrypt_op(struct work_struct *work)
+static __always_inline int dmcrypt_io_op(struct dm_crypt_io___x *io)
 {
-	struct dm_crypt_io___x *io;
 	struct bio *bio;
 
 	if (!bpf_core_type_exists(struct dm_crypt_io___x))
 		return -1;
-	io = (void *)work - bpf_core_field_offset(struct dm_crypt_io___x, work);
 	bio = BPF_CORE_READ(io, base_bio);
 	if (!bio_dev_ok(bio))
 		return -1;
 	return op_group(BPF_CORE_READ(bio, bi_opf));
+}
+
+static __always_inline int dmcrypt_op(struct work_struct *work)
+{
+	if (!bpf_core_type_exists(struct dm_crypt_io___x))
+		return -1;
+	return dmcrypt_io_op(
+		(void *)work -
+		bpf_core_field_offset(struct dm_crypt_io___x, work));
 }
 
 /*
@@ -753,6 +772,7 @@ TP_PAIR(block_rq_merge, on_rq_merge)
 TP_PAIR(block_rq_issue, on_rq_issue)
 TP_PAIR(block_rq_requeue, on_rq_requeue)
 TP_PAIR(block_rq_complete, on_rq_complete)
+TP_PAIR(block_bio_complete, on_bio_complete)
 TP_PAIR(workqueue_queue_work, on_queue_work)
 TP_PAIR(workqueue_execute_start, on_execute_start)
 TP_PAIR(workqueue_execute_end, on_execute_end)
@@ -819,5 +839,61 @@ int BPF_KRETPROBE(enc_kretprobe)
 {
 	return enc_end();
 }
+
+/* ---- crypt, dm-crypt inline: no_read_workqueue / no_write_workqueue --
+ * kcryptd_queue_crypt() then runs the conversion itself, in the
+ * completion (read) or submission (write) context: no work item. It calls
+ * kcryptd_crypt(), which the compiler inlines there, so the conversion
+ * functions under it are what fentry/kprobe can see. A run inside a
+ * worker is already timed by the workqueue tracepoints. */
+
+static __always_inline int dmx_begin(struct dm_crypt_io___x *io)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 now;
+	int op;
+
+	if (!tracing_on || bpf_map_lookup_elem(&cx_start, &tid))
+		return 0;
+	op = dmcrypt_io_op(io);
+	if (op < 0)
+		return 0;
+	now = bpf_ktime_get_ns();
+	item_start(&dmx_start, &tid, LAYER_CRYPT, op, now, now);
+	return 0;
+}
+
+static __always_inline int dmx_end(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	item_end(&dmx_start, &tid, LAYER_CRYPT, bpf_ktime_get_ns(), true);
+	return 0;
+}
+
+#define DMX_PROGS(fn, tag)                                                     \
+	SEC("fentry/" #fn)                                                     \
+	int BPF_PROG(dmx_##tag##_fentry, struct dm_crypt_io___x *io)           \
+	{                                                                      \
+		return dmx_begin(io);                                          \
+	}                                                                      \
+	SEC("fexit/" #fn)                                                      \
+	int BPF_PROG(dmx_##tag##_fexit)                                        \
+	{                                                                      \
+		return dmx_end();                                              \
+	}                                                                      \
+	SEC("kprobe/" #fn)                                                     \
+	int BPF_KPROBE(dmx_##tag##_kprobe, struct dm_crypt_io___x *io)         \
+	{                                                                      \
+		return dmx_begin(io);                                          \
+	}                                                                      \
+	SEC("kretprobe/" #fn)                                                  \
+	int BPF_KRETPROBE(dmx_##tag##_kretprobe)                               \
+	{                                                                      \
+		return dmx_end();                                              \
+	}
+
+DMX_PROGS(kcryptd_crypt_read_convert, rd)
+DMX_PROGS(kcryptd_crypt_write_convert, wr)
 
 char LICENSE[] SEC("license") = "GPL";

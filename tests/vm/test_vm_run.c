@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * Runs INSIDE the VM guest (Debian 6.1/6.12 kernels, fentry and kprobes
- * work, AES-NI exposed by -cpu max): a real `run` of plain, luks2 and
- * fscrypt must pick the richer attach point for write-side encryption,
- * record it as the layer's source, and measure crypto time for writes —
- * which the build machine's kernel cannot. Throughput under TCG is meaningless;
- * only the shape of the attribution is checked.
+ * work, AES-NI exposed by -cpu max): a real `run` of plain, luks2,
+ * fscrypt and ecryptfs must pick the richer attach point for write-side
+ * encryption, record it as the layer's source, and measure crypto time for
+ * writes — which the build machine's kernel cannot. Throughput under TCG is
+ * meaningless; only the shape of the attribution is checked.
  */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -40,8 +41,9 @@ static int setup(void **state)
 	pid = fork();
 	if (pid == 0) {
 		execl(bin, bin, "run", "--size", "8M", "--runs", "1", "--quiet",
-		      "--targets", "plain,luks2,fscrypt", "--timeline=60",
-		      "--scratch", tmp, "--output", out, (char *)NULL);
+		      "--targets", "plain,luks2,fscrypt,ecryptfs",
+		      "--timeline=60", "--scratch", tmp, "--output", out,
+		      (char *)NULL);
 		_exit(127);
 	}
 	waitpid(pid, &status, 0);
@@ -184,6 +186,70 @@ static void test_timeline_crypt_work(void **state)
 			 0);
 }
 
+static int64_t count_of(const char *target, const char *op, const char *layer)
+{
+	return json_object_get_int64(
+		get(layer_of(results, target, op, layer), "count"));
+}
+
+/* dm-crypt's kcryptd work items, both ways, and the bio on the dm
+ * device with its histogram. */
+static void test_luks2_attribution(void **state)
+{
+	static const char *const ops[] = {"read", "write"};
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		json_object *dm = layer_of(results, "luks2", ops[i], "dm");
+
+		if (count_of("luks2", ops[i], "crypt-queue") <= 0 ||
+		    count_of("luks2", ops[i], "crypt") <= 0)
+			fail_msg("luks2 %s: crypt-queue %lld, crypt %lld",
+				 ops[i],
+				 (long long)count_of("luks2", ops[i],
+						     "crypt-queue"),
+				 (long long)count_of("luks2", ops[i], "crypt"));
+		assert_true(json_object_get_boolean(get(dm, "available")));
+		assert_true(count_of("luks2", ops[i], "dm") > 0);
+		assert_true(json_object_array_length(
+				    get(get(dm, "hist"), "slots")) > 0);
+	}
+	/* No dm device under plain or fscrypt. */
+	assert_false(json_object_get_boolean(
+		get(layer_of(results, "plain", "read", "dm"), "available")));
+}
+
+/* eCryptfs: built without a helper, verified, and dd (O_DIRECT) is
+ * "not applicable" on it rather than failed. */
+static void test_ecryptfs(void **state)
+{
+	json_object *targets = get(results, "targets");
+
+	(void)state;
+	for (size_t i = 0; i < json_object_array_length(targets); i++) {
+		json_object *t = json_object_array_get_idx(targets, i);
+		json_object *notes;
+		bool na = false;
+
+		if (strcmp(json_object_get_string(get(t, "kind")), "ecryptfs"))
+			continue;
+		assert_true(
+			json_object_get_boolean(get(t, "verified_encrypted")));
+		assert_string_equal(json_object_get_string(get(t, "fs")),
+				    "ecryptfs");
+		notes = get(t, "notes");
+		for (size_t j = 0; j < json_object_array_length(notes); j++)
+			na |= strstr(json_object_get_string(
+					     json_object_array_get_idx(notes,
+								       j)),
+				     "not applicable: eCryptfs has no "
+				     "O_DIRECT") != NULL;
+		assert_true(na);
+		return;
+	}
+	fail_msg("no ecryptfs target");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +258,8 @@ int main(void)
 		cmocka_unit_test(test_hw_driver),
 		cmocka_unit_test(test_luks2_described),
 		cmocka_unit_test(test_timeline_crypt_work),
+		cmocka_unit_test(test_luks2_attribution),
+		cmocka_unit_test(test_ecryptfs),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -87,7 +87,8 @@ static int ext4_setup(struct stack_layer *l, const struct layer_env *env)
 static void ext4_describe(const struct stack_layer *l, struct target_info *ti)
 {
 	(void)l;
-	snprintf(ti->fs, sizeof(ti->fs), "ext4");
+	if (!ti->fs[0]) /* a stacked fs above (eCryptfs) says more */
+		snprintf(ti->fs, sizeof(ti->fs), "ext4");
 }
 
 /* FIEMAP: where the file's first extent is on the device below. */

@@ -63,8 +63,8 @@ static int dm_kernel_name(const char *name, char *out, size_t len)
 	snprintf(path, sizeof(path), "/dev/mapper/%s", name);
 	if (stat(path, &st) < 0)
 		return -errno;
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u",
-		 major(st.st_rdev), minor(st.st_rdev));
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_rdev),
+		 minor(st.st_rdev));
 	n = readlink(link, target, sizeof(target) - 1);
 	if (n < 0)
 		return -errno;

@@ -14,12 +14,10 @@
 extern const struct target_kind plain_target;
 extern const struct target_kind fscrypt_target;
 extern const struct target_kind luks2_target;
+extern const struct target_kind ecryptfs_target;
 
 static const struct target_kind *const kind_table[] = {
-	&plain_target,
-	&fscrypt_target,
-	&luks2_target,
-	NULL,
+	&plain_target, &fscrypt_target, &luks2_target, &ecryptfs_target, NULL,
 };
 
 const struct target_kind *const *target_list(void)

@@ -40,6 +40,9 @@ struct target_kind {
 	const char *(*unavailable)(const struct capabilities *caps);
 	const struct layer_step *recipe; /* bottom first, ends with .ops NULL */
 	bool encrypted;			 /* what the verification must find */
+	/* Why O_DIRECT cannot work here, or NULL: workloads that need it
+	 * are "not applicable" on this kind. */
+	const char *no_direct_io;
 };
 
 struct target {

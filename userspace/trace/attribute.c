@@ -14,9 +14,13 @@
 #include "../stats/stats.h"
 #include "trace.h"
 
-/* The layers below fs, whose busy time fs is derived without. */
+/* The layers below fs, whose busy time fs is derived without. Not dm: a
+ * bio's life on the dm device contains crypt and the device below. */
 static const int lower_layers[] = {
-	LAYER_CRYPT_QUEUE, LAYER_CRYPT, LAYER_DM, LAYER_BLK_QUEUE, LAYER_DEVICE,
+	LAYER_CRYPT_QUEUE,
+	LAYER_CRYPT,
+	LAYER_BLK_QUEUE,
+	LAYER_DEVICE,
 };
 #define NR_LOWER (int)(sizeof(lower_layers) / sizeof(lower_layers[0]))
 
@@ -256,7 +260,9 @@ void verdict_for(const struct attribution *a, const struct target_info *t,
 	for (int l = LAYER_FS; l < NR_LAYERS; l++) {
 		int i;
 
-		if (!a->layers[l].available || !a->layers[l].busy_ns)
+		/* dm contains the layers below it: it would always win. */
+		if (l == LAYER_DM || !a->layers[l].available ||
+		    !a->layers[l].busy_ns)
 			continue;
 		for (i = n; i > 0 && a->layers[order[i - 1]].busy_ns <
 					     a->layers[l].busy_ns;

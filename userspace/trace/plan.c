@@ -38,6 +38,18 @@ enum enc_method enc_choose(const struct capabilities *caps,
 	return ENC_NONE;
 }
 
+enum enc_method dmx_choose(const struct capabilities *caps,
+			   const struct ksyms *ks)
+{
+	/* They live in dm_crypt.ko: only once it is loaded. */
+	if (!ks || !ksyms_named(ks, "kcryptd_crypt_read_convert") ||
+	    !ksyms_named(ks, "kcryptd_crypt_write_convert"))
+		return ENC_NONE;
+	if (caps->fentry.ok)
+		return ENC_FENTRY;
+	return caps->kprobe.ok ? ENC_KPROBE : ENC_NONE;
+}
+
 /* "; <note>" if there is a note, for inside a source text. */
 static const char *sep(const char *note)
 {
@@ -104,8 +116,12 @@ void plan_sources(const struct capabilities *caps, bool btf,
 			 sep(cw->note), cw->note);
 	crypt_source(src[LAYER_CRYPT], DETAIL_LEN, btf, enc, enc_why, cw,
 		     false);
+	/* The dm bio's whole life: it contains crypt and the layers of
+	 * the device below, so fs is derived without it. */
 	snprintf(src[LAYER_DM], DETAIL_LEN,
-		 "not traced: time on a device-mapper device counts in fs");
+		 "%s:block_bio_queue->block_bio_complete on the dm device "
+		 "(contains the layers below it)",
+		 m);
 	snprintf(src[LAYER_BLK_QUEUE], DETAIL_LEN,
 		 "%s:block_bio_queue->block_rq_issue", m);
 	snprintf(src[LAYER_DEVICE], DETAIL_LEN,

@@ -36,6 +36,8 @@ struct tracer {
 	bool btf;
 	enum enc_method enc;
 	char enc_why[DETAIL_LEN];
+	/* How dm-crypt's inline crypto (no workqueue) is timed, if at all. */
+	enum enc_method dmx;
 	struct crypt_work_plan cw;
 	struct trace_filter filter;
 	struct wait_tracer wait;
@@ -169,7 +171,7 @@ static bool ends_with(const char *s, const char *suffix)
  * (fentry with EPERM here, kprobes without CONFIG_KPROBES) would fail the
  * whole skeleton. */
 static void set_autoload(struct attrib_bpf *skel, bool btf, enum enc_method enc,
-			 bool sample)
+			 bool sample, enum enc_method dmx)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	struct bpf_program *prog;
@@ -192,6 +194,12 @@ static void set_autoload(struct attrib_bpf *skel, bool btf, enum enc_method enc,
 		else if (!strcmp(name, "enc_kprobe") ||
 			 !strcmp(name, "enc_kretprobe"))
 			load = enc == ENC_KPROBE;
+		else if (!strncmp(name, "dmx_", 4))
+			load = (dmx == ENC_FENTRY &&
+				(ends_with(name, "_fentry") ||
+				 ends_with(name, "_fexit"))) ||
+			       (dmx == ENC_KPROBE &&
+				(ends_with(name, "probe")));
 		else if (!strcmp(name, "wait_sample"))
 			load = sample;
 		/* wait.c attaches the sampler to a perf event per CPU. */
@@ -224,7 +232,7 @@ static int open_load(struct tracer *tr, bool btf, enum enc_method enc,
 			 strerror(-err), bpf_why);
 		return err;
 	}
-	set_autoload(tr->skel, btf, enc, sample);
+	set_autoload(tr->skel, btf, enc, sample, tr->dmx);
 	set_arg_layout(tr->skel);
 	memcpy(tr->skel->rodata->ctx_delta, tr->cw.ctx_delta,
 	       sizeof(tr->cw.ctx_delta));
@@ -320,7 +328,14 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 	crypt_work_plan(ks, errno, &tr->cw);
 	enc = enc_choose(caps, ks, enc_why, sizeof(enc_why));
 	btf = caps->tp_btf.ok;
+	tr->dmx = dmx_choose(caps, ks);
 	err = open_load(tr, btf, enc, sample, why, why_len);
+	if (err && tr->dmx != ENC_NONE) {
+		/* dm_crypt unloaded since kallsyms was read, or no BTF for
+		 * it: its inline crypto goes untimed, the rest is kept. */
+		tr->dmx = ENC_NONE;
+		err = open_load(tr, btf, enc, sample, why, why_len);
+	}
 	if (err && enc != ENC_NONE) {
 		/* The optional write-side programs may be what failed (no
 		 * BTF for the function, fentry refused): go on without. */
@@ -372,7 +387,7 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 	tr->enc = enc;
 	snprintf(tr->enc_why, sizeof(tr->enc_why), "%s", enc_why);
 	for (int l = 0; l < NR_LAYERS; l++)
-		tr->available[l] = l != LAYER_DM && l != LAYER_CPU_WAIT;
+		tr->available[l] = l != LAYER_CPU_WAIT;
 	crypt_availability(&tr->cw, enc, tr->available, tr->unavailable_op);
 	tr->dm_major = dm_major();
 	*out = tr;
@@ -500,6 +515,8 @@ int trace_begin(struct tracer *tr, const struct trace_filter *f)
 	map_clear(skel->maps.cq_start);
 	map_clear(skel->maps.cx_start);
 	map_clear(skel->maps.enc_start);
+	map_clear(skel->maps.dm_start);
+	map_clear(skel->maps.dmx_start);
 	map_clear(skel->maps.iou_start);
 	map_clear(skel->maps.traced);
 	map_clear(skel->maps.devs);
@@ -586,14 +603,19 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 		crypt_source(snap->sources[LAYER_CRYPT], DETAIL_LEN, tr->btf,
 			     tr->enc, tr->enc_why, &tr->cw, true);
 	}
-	if (!tr->filter_has_dm)
+	if (!tr->filter_has_dm) {
+		snap->available[LAYER_DM] = false;
 		snprintf(snap->sources[LAYER_DM], DETAIL_LEN,
 			 "not applicable: no device-mapper device in the "
 			 "target");
-	else
-		snprintf(snap->sources[LAYER_DM], DETAIL_LEN,
-			 "unavailable: dm bio tracing is not implemented "
-			 "yet; time on the dm device counts in fs");
+	} else if (tr->dmx != ENC_NONE) {
+		size_t n = strlen(snap->sources[LAYER_CRYPT]);
+
+		snprintf(snap->sources[LAYER_CRYPT] + n, DETAIL_LEN - n,
+			 "; %s:kcryptd_crypt_{read,write}_convert (dm-crypt "
+			 "without workqueue)",
+			 enc_name(tr->dmx));
+	}
 	memcpy(snap->kernel_requests, tr->kreq_acc, sizeof(tr->kreq_acc));
 	wait_read(&tr->wait, tr->skel, &snap->wait);
 	snap->wall_s = (double)tr->wall_acc_ns / 1e9;

@@ -64,6 +64,10 @@ const char *enc_name(enum enc_method m);
 /* How the write-side crypto is timed here; why not, in why. */
 enum enc_method enc_choose(const struct capabilities *caps,
 			   const struct ksyms *ks, char *why, size_t len);
+/* How dm-crypt's inline crypto (kcryptd_crypt called without a work
+ * item) is timed here: fentry, kprobe, or not at all. */
+enum enc_method dmx_choose(const struct capabilities *caps,
+			   const struct ksyms *ks);
 void plan_sources(const struct capabilities *caps, bool btf,
 		  enum enc_method enc, const char *enc_why,
 		  const struct crypt_work_plan *cw,

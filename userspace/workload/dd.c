@@ -116,6 +116,13 @@ cleanup:
 	return err;
 }
 
+/* dd writes and reads with O_DIRECT: nothing to measure without it. */
+static const char *dd_not_applicable(const struct target *t, const void *p)
+{
+	(void)p;
+	return t->kind ? t->kind->no_direct_io : NULL;
+}
+
 static const char *dd_caveat(const struct target *t, const void *p)
 {
 	(void)p;
@@ -199,6 +206,7 @@ const struct workload_ops dd_workload_ops = {
 	.space_needed = dd_space,
 	.metrics = dd_metrics,
 	.describe = dd_describe,
+	.not_applicable = dd_not_applicable,
 	.caveat = dd_caveat,
 	.run_once = dd_run_once,
 };

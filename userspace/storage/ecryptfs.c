@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The `ecryptfs` layer and kind: eCryptfs mounted over a folder of an ext4
+ * loop filesystem, with no mount helper and no prompt. The kernel finds
+ * the mount key by its signature in our keyrings (request_key "user"):
+ * we add a random 64-byte key wrapped in the auth token the kernel expects
+ * (include/linux/ecryptfs.h), to the process keyring only, so it goes with
+ * the process whatever happens; teardown invalidates it after unmounting.
+ */
+#include <errno.h>
+#include <linux/keyctl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "target.h"
+
+/* The kernel's ABI (include/linux/ecryptfs.h), which no uapi header has. */
+#define ECRYPTFS_VERSION			0x0004 /* major 0, minor 4 */
+#define ECRYPTFS_PASSWORD			0
+#define ECRYPTFS_SESSION_KEY_ENCRYPTION_KEY_SET 0x02
+#define ECRYPTFS_MAX_KEY_BYTES			64
+#define ECRYPTFS_SIG_HEX			16
+#define PGP_DIGEST_ALGO_SHA512			10
+
+struct ecryptfs_auth_tok_abi {
+	uint16_t version;
+	uint16_t token_type;
+	uint32_t flags;
+	struct {
+		uint32_t flags, encrypted_key_size, decrypted_key_size;
+		uint8_t encrypted_key[512];
+		uint8_t decrypted_key[ECRYPTFS_MAX_KEY_BYTES];
+	} session_key;
+	uint8_t reserved[32];
+	struct {
+		uint32_t password_bytes;
+		int32_t hash_algo;
+		uint32_t hash_iterations;
+		uint32_t session_key_encryption_key_bytes;
+		uint32_t flags;
+		uint8_t session_key_encryption_key[ECRYPTFS_MAX_KEY_BYTES];
+		uint8_t signature[ECRYPTFS_SIG_HEX + 1];
+		uint8_t salt[8];
+	} password;
+} __attribute__((packed));
+
+/* Contents cipher: AES with a 256-bit file key, as ecryptfs-utils'
+ * default passphrase mounts use (minus its 128-bit default key). */
+#define MOUNT_OPTS                                                             \
+	"ecryptfs_sig=%s,ecryptfs_cipher=aes,ecryptfs_key_bytes=32,"           \
+	"ecryptfs_unlink_sigs"
+
+struct ecryptfs_priv {
+	char lower[PATH_LEN]; /* in the ext4 work folder */
+	char mnt[PATH_LEN];   /* ours to rmdir, once created */
+	bool mounted;
+	int32_t key; /* serial in our process keyring, 0 if none */
+};
+
+static const char *ecryptfs_unavailable(const struct capabilities *caps)
+{
+	if (!caps->loop.ok)
+		return caps->loop.detail;
+	return caps->ecryptfs.ok ? NULL : caps->ecryptfs.detail;
+}
+
+/* A random key, its signature, in the process keyring. */
+static int add_mount_key(struct ecryptfs_priv *p,
+			 char sig[ECRYPTFS_SIG_HEX + 1])
+{
+	struct ecryptfs_auth_tok_abi *tok;
+	unsigned char raw[ECRYPTFS_SIG_HEX / 2];
+	long id;
+	int err = 0;
+
+	tok = mmap(NULL, sizeof(*tok), PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_LOCKED, -1, 0);
+	if (tok == MAP_FAILED)
+		return -errno;
+	memset(tok, 0, sizeof(*tok));
+	tok->version = ECRYPTFS_VERSION;
+	tok->token_type = ECRYPTFS_PASSWORD;
+	tok->password.hash_algo = PGP_DIGEST_ALGO_SHA512;
+	tok->password.flags = ECRYPTFS_SESSION_KEY_ENCRYPTION_KEY_SET;
+	tok->password.session_key_encryption_key_bytes = ECRYPTFS_MAX_KEY_BYTES;
+	if (getrandom(tok->password.session_key_encryption_key,
+		      ECRYPTFS_MAX_KEY_BYTES, 0) != ECRYPTFS_MAX_KEY_BYTES ||
+	    getrandom(raw, sizeof(raw), 0) != sizeof(raw)) {
+		err = -EIO;
+		goto cleanup;
+	}
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(sig + 2 * i, 3, "%02x", raw[i]);
+	memcpy(tok->password.signature, sig, ECRYPTFS_SIG_HEX);
+	id = syscall(SYS_add_key, "user", sig, tok, sizeof(*tok),
+		     KEY_SPEC_PROCESS_KEYRING);
+	if (id < 0)
+		err = -errno;
+	else
+		p->key = (int32_t)id;
+cleanup:
+	explicit_bzero(tok, sizeof(*tok));
+	munmap(tok, sizeof(*tok));
+	return err;
+}
+
+static int ecryptfs_setup(struct stack_layer *l, const struct layer_env *env)
+{
+	struct ecryptfs_priv *p = l->priv;
+	char sig[ECRYPTFS_SIG_HEX + 1] = "", opts[128];
+	int err;
+
+	snprintf(p->lower, sizeof(p->lower), "%s/lower", env->below->dir);
+	if (mkdir(p->lower, 0700) < 0)
+		return -errno;
+	snprintf(l->exposed.mnt, sizeof(l->exposed.mnt), "%s/ecryptfs-%s",
+		 env->cfg->scratch, env->name);
+	if (mkdir(l->exposed.mnt, 0700) < 0) {
+		err = -errno;
+		fprintf(stderr, "encbench-trace: mkdir %s: %s\n",
+			l->exposed.mnt, strerror(errno));
+		return err;
+	}
+	snprintf(p->mnt, sizeof(p->mnt), "%s", l->exposed.mnt);
+	err = add_mount_key(p, sig);
+	if (err) {
+		fprintf(stderr, "encbench-trace: add_key for eCryptfs: %s\n",
+			strerror(-err));
+		return err;
+	}
+	snprintf(opts, sizeof(opts), MOUNT_OPTS, sig);
+	if (mount(p->lower, p->mnt, "ecryptfs", 0, opts) < 0) {
+		err = -errno;
+		fprintf(stderr, "encbench-trace: mount -t ecryptfs on %s: %s\n",
+			p->mnt, strerror(errno));
+		return err;
+	}
+	p->mounted = true;
+	snprintf(l->exposed.dir, sizeof(l->exposed.dir), "%s", p->mnt);
+	return 0;
+}
+
+static void ecryptfs_describe(const struct stack_layer *l,
+			      struct target_info *ti)
+{
+	(void)l;
+	snprintf(ti->fs, sizeof(ti->fs), "ecryptfs");
+	snprintf(ti->encryption.scheme, NAME_LEN, "eCryptfs");
+	snprintf(ti->encryption.contents_cipher, NAME_LEN, "cbc(aes)");
+	ti->encryption.key_bits = 256;
+}
+
+/* File names are not encrypted: the lower file has the same name. */
+static int ecryptfs_locate(const struct stack_layer *l, struct verify_loc *loc)
+{
+	const struct ecryptfs_priv *p = l->priv;
+	size_t n = strlen(p->mnt);
+	char lower[PATH_LEN];
+
+	if (strncmp(loc->path, p->mnt, n) || loc->path[n] != '/')
+		return -ENOENT;
+	snprintf(lower, sizeof(lower), "%s%s", p->lower, loc->path + n);
+	snprintf(loc->path, sizeof(loc->path), "%s", lower);
+	return 0;
+}
+
+static void ecryptfs_teardown(struct stack_layer *l)
+{
+	struct ecryptfs_priv *p = l->priv;
+
+	if (p->mounted && umount2(p->mnt, 0) < 0 &&
+	    umount2(p->mnt, MNT_DETACH) < 0)
+		fprintf(stderr, "encbench-trace: umount %s: %s\n", p->mnt,
+			strerror(errno));
+	p->mounted = false;
+	if (p->mnt[0])
+		rmdir(p->mnt);
+	if (p->key > 0)
+		syscall(SYS_keyctl, KEYCTL_INVALIDATE, p->key);
+	p->key = 0;
+}
+
+const struct layer_ops ecryptfs_layer = {
+	.name = "ecryptfs",
+	.priv_size = sizeof(struct ecryptfs_priv),
+	.setup = ecryptfs_setup,
+	.describe = ecryptfs_describe,
+	.locate = ecryptfs_locate,
+	.teardown = ecryptfs_teardown,
+};
+
+static const struct layer_step ecryptfs_recipe[] = {
+	{&loop_layer, NULL},
+	{&ext4_layer, NULL},
+	{&ecryptfs_layer, NULL},
+	{NULL, NULL},
+};
+
+const struct target_kind ecryptfs_target = {
+	.kind = "ecryptfs",
+	.help = "eCryptfs (AES, 256-bit key) over a folder of ext4 on loop",
+	.unavailable = ecryptfs_unavailable,
+	.recipe = ecryptfs_recipe,
+	.encrypted = true,
+	.no_direct_io = "eCryptfs has no O_DIRECT",
+};
