@@ -103,6 +103,43 @@ static int teardown(void **state)
 	return remove_tree(tmp);
 }
 
+/* No --targets: every kind is either built or listed as skipped with
+ * its reason (on this build machine: luks2 and ecryptfs, no dm-crypt or
+ * eCryptfs in its kernel), never both, never neither. */
+static void test_default_kinds(void **state)
+{
+	static const char *const kinds[] = {"plain", "fscrypt", "luks2",
+					    "ecryptfs"};
+	struct json_object *targets = get(results, "targets");
+	struct json_object *skipped = get(results, "skipped_targets");
+	(void)state;
+
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		int built = 0, skip = 0;
+
+		for (size_t i = 0; i < json_object_array_length(targets); i++)
+			built += !strcmp(
+				json_object_get_string(get(
+					json_object_array_get_idx(targets, i),
+					"kind")),
+				kinds[k]);
+		for (size_t i = 0; i < json_object_array_length(skipped); i++) {
+			struct json_object *s =
+				json_object_array_get_idx(skipped, i);
+
+			if (strcmp(json_object_get_string(get(s, "kind")),
+				   kinds[k]))
+				continue;
+			skip++;
+			assert_true(strlen(json_object_get_string(
+					    get(s, "reason"))) > 0);
+		}
+		if (built + skip != 1)
+			fail_msg("kind %s: built %d times, skipped %d times",
+				 kinds[k], built, skip);
+	}
+}
+
 static void test_contract(void **state)
 {
 	struct json_object *targets = get(results, "targets");
@@ -365,6 +402,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_contract),
+		cmocka_unit_test(test_default_kinds),
 		cmocka_unit_test(test_attribution),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_nothing_left_beside_biolatency),

@@ -17,9 +17,13 @@ void config_defaults(struct run_config *cfg)
 	cfg->stable_pct = 3.5; /* the Phoronix suite's default */
 	cfg->min_runs = 3;
 	cfg->max_runs = 20;
-	cfg->nr_targets = 2;
-	snprintf(cfg->targets[0], NAME_LEN, "plain");
-	snprintf(cfg->targets[1], NAME_LEN, "fscrypt");
+	/* Every kind, baseline first; those this kernel cannot build are
+	 * skipped with their reason (--targets makes that an error). */
+	cfg->nr_targets = 0;
+	for (const struct target_kind *const *k = target_list();
+	     *k && cfg->nr_targets < MAX_TARGETS; k++)
+		snprintf(cfg->targets[cfg->nr_targets++], NAME_LEN, "%s",
+			 (*k)->kind);
 	cfg->nr_workloads = 1;
 	snprintf(cfg->workloads[0], NAME_LEN, "dd");
 	cfg->trace = true;

@@ -115,6 +115,16 @@ static int setup_one(struct run_ctx *ctx, const char *kind, bool baseline)
 	const struct device_info *low;
 	int err;
 
+	/* Kinds the user did not name: skipped where unavailable, and said. */
+	if (why && !ctx->cfg->targets_given && !baseline) {
+		struct skipped_target *s =
+			&ctx->r->skipped[ctx->r->nr_skipped++];
+
+		snprintf(s->kind, sizeof(s->kind), "%s", kind);
+		snprintf(s->reason, sizeof(s->reason), "%s", why);
+		say("[%s] skipped: %s\n", kind, why);
+		return 0;
+	}
 	if (why) {
 		say("encbench-trace: target %s is not available here: %s\n",
 		    kind, why);

@@ -79,9 +79,9 @@ struct target_info {
 		char contents_cipher[NAME_LEN];
 		char names_cipher[NAME_LEN];
 		int key_bits;
-		int sector_size;	 /* dm-crypt: bytes per crypt sector */
+		int sector_size;	/* dm-crypt: bytes per crypt sector */
 		char flags[DETAIL_LEN]; /* dm-crypt: active flags, read back */
-		char driver[NAME_LEN]; /* kernel driver that does the work */
+		char driver[NAME_LEN];	/* kernel driver that does the work */
 		bool hw_accel;
 	} encryption;
 	bool verified_encrypted;
@@ -244,8 +244,16 @@ struct run_meta {
 	struct capabilities caps;
 };
 
+/* A default target kind this kernel cannot build, and why. */
+struct skipped_target {
+	char kind[NAME_LEN / 2];
+	char reason[DETAIL_LEN];
+};
+
 struct results {
 	struct run_meta meta;
+	int nr_skipped;
+	struct skipped_target skipped[MAX_TARGETS];
 	int nr_targets;
 	struct target_info targets[MAX_TARGETS];
 	int nr_workloads;

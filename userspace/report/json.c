@@ -363,6 +363,19 @@ static struct json_object *verdict_json(const void *item)
 #define ARRAY_OF(arr, n, max, fn)                                              \
 	array_of((arr), clamp_n((n), (max)), sizeof((arr)[0]), (fn))
 
+static struct json_object *skipped_json(const void *item)
+{
+	const struct skipped_target *s = item;
+	struct json_object *o = json_object_new_object();
+	int err = 0;
+
+	if (!o)
+		return NULL;
+	err |= jadd_str(o, "kind", s->kind);
+	err |= jadd_str(o, "reason", s->reason);
+	return built(o, err);
+}
+
 struct json_object *report_results_json(const struct results *r)
 {
 	struct json_object *o = json_object_new_object();
@@ -375,6 +388,9 @@ struct json_object *report_results_json(const struct results *r)
 	err |= jadd(
 		o, "targets",
 		ARRAY_OF(r->targets, r->nr_targets, MAX_TARGETS, target_json));
+	err |= jadd(
+		o, "skipped_targets",
+		ARRAY_OF(r->skipped, r->nr_skipped, MAX_TARGETS, skipped_json));
 	err |= jadd(o, "workloads",
 		    ARRAY_OF(r->workloads, r->nr_workloads, MAX_WORKLOADS,
 			     workload_json));

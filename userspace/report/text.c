@@ -371,6 +371,9 @@ static void print_text(const struct results *r, FILE *out, bool histograms)
 	fprintf(out, "\nTargets\n");
 	for (int i = 0; i < r->nr_targets && i < MAX_TARGETS; i++)
 		report_print_target(out, &r->targets[i], i == 0, false);
+	for (int i = 0; i < r->nr_skipped && i < MAX_TARGETS; i++)
+		fprintf(out, "  %s: skipped: %s\n", r->skipped[i].kind,
+			r->skipped[i].reason);
 
 	fprintf(out, "\nResults\n");
 	for (int w = 0; w < r->nr_workloads && w < MAX_WORKLOADS; w++)
