@@ -3,8 +3,9 @@
  * `encbench-trace trace` as root on this kernel: a user's own command on
  * an ext4 file system on a loop device (set up here, torn down after) is
  * attributed as `run` would attribute it, components adding up to its
- * read time; its exit status is passed through; bad input is one line,
- * exit 2, and creates nothing.
+ * read time; on the program's own fscrypt target, buffered reads are
+ * crypto-bound as in `run`; its exit status is passed through; bad input is one
+ * line, exit 2, and creates nothing.
  */
 #include <errno.h>
 #include <limits.h>
@@ -23,6 +24,7 @@
 #include <json-c/json.h>
 
 #include "results_json.h"
+#include "storage/target.h"
 
 static char tmp[] = "/var/tmp/encbench-tracecmd.XXXXXX";
 static char dev[64];
@@ -165,6 +167,69 @@ static void test_dd_on_loop_ext4(void **state)
 	json_object_put(doc);
 }
 
+/* The fscrypt target `run` builds, through the same storage code. */
+static void test_dd_on_fscrypt(void **state)
+{
+	static const char *const others[] = {"fs", "blk-queue", "device",
+					     "cpu-wait"};
+	struct target_config tc = {.name = "fscrypt", .fs_bytes = 128 << 20};
+	char out[PATH_MAX], file[PATH_MAX], inf[PATH_MAX + 8];
+	char path[PATH_MAX + 16];
+	struct json_object *doc, *ns, *w;
+	static struct target t;
+	double crypto;
+	(void)state;
+
+	tc.scratch = tmp;
+	t.kind = target_find("fscrypt");
+	assert_non_null(t.kind);
+	snprintf(t.info.name, NAME_LEN, "fscrypt");
+	assert_int_equal(target_setup(&t, &tc), 0);
+	snprintf(file, sizeof(file), "%s/f", t.info.dir);
+	snprintf(out, sizeof(out), "%s/res-fscrypt", tmp);
+	snprintf(inf, sizeof(inf), "if=%s", file);
+	const char *args[] = {
+		"--path", t.info.dir, "-q",	      "-o",    out, "--",
+		"dd",	  inf,	      "of=/dev/null", "bs=1M", NULL};
+	/* Written, synced and out of the page cache: reads decrypt. */
+	if (sh("dd if=/dev/urandom of=%s bs=1M count=32 status=none && "
+	       "sync && echo 3 >/proc/sys/vm/drop_caches",
+	       file) ||
+	    trace(args)) {
+		target_teardown(&t);
+		fail_msg("setting up or tracing dd on fscrypt failed");
+	}
+	target_teardown(&t);
+	snprintf(path, sizeof(path), "%s/results.json", out);
+	doc = json_object_from_file(path);
+	assert_non_null(doc);
+	w = get(attrib_of(doc, "trace", "read"), "wait");
+	ns = get(w, "ns");
+	crypto = (double)json_object_get_uint64(get(ns, "crypt")) +
+		 (double)json_object_get_uint64(get(ns, "crypt-queue")) +
+		 (double)json_object_get_uint64(
+			 get(get(get(w, "cpu_wait_behind"), "crypt"), "ns"));
+	fprintf(stderr,
+		"# fscrypt: waiting for decryption %.0f %% of dd's "
+		"read time\n",
+		100 * crypto /
+			(double)json_object_get_uint64(get(w, "total_ns")));
+	/* Waiting for decryption is the largest part of dd's read time,
+	 * as in `run`: more than any other component (cpu-wait without what
+	 * it spent behind decrypt workers). */
+	for (size_t i = 0; i < sizeof(others) / sizeof(*others); i++) {
+		double v = (double)json_object_get_uint64(get(ns, others[i]));
+
+		if (!strcmp(others[i], "cpu-wait"))
+			v -= (double)json_object_get_uint64(get(
+				get(get(w, "cpu_wait_behind"), "crypt"), "ns"));
+		if (v >= crypto)
+			fail_msg("%s %.0f ns >= decryption %.0f ns", others[i],
+				 v, crypto);
+	}
+	json_object_put(doc);
+}
+
 static void test_exit_status_passed(void **state)
 {
 	char mnt[PATH_MAX];
@@ -217,6 +282,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dd_on_loop_ext4),
+		cmocka_unit_test(test_dd_on_fscrypt),
 		cmocka_unit_test(test_exit_status_passed),
 		cmocka_unit_test(test_bad_input),
 	};
