@@ -86,49 +86,53 @@ static void cpu_add(struct sample *out, int m, double pct)
 	out->cpu_n[m]++;
 }
 
+/* The reading the next CPU sample is taken against. */
+struct cpu_mark {
+	uint64_t busy, total;
+};
+
+static void cpu_sample(struct sample *out, int m, struct cpu_mark *mark)
+{
+	uint64_t b = 0, t = 0;
+
+	cpu_times(&b, &t);
+	cpu_add(out, m, busy_pct(mark->busy, mark->total, b, t));
+	mark->busy = b;
+	mark->total = t;
+}
+
 /*
  * Wait for pid, sampling /proc/stat every CPU_SAMPLE_MS meanwhile. A
  * pidfd wakes us the moment the child exits (pidfd_open, v5.3); without
- * one, a plain wait4 and one sample over the child's whole run. The
- * part after the last full period is one sample too when nothing was
- * sampled yet, so a short child still has its figure.
+ * one, a plain wait4. Returns as soon as the child is reaped, so that the
+ * caller closes the tracer's window first; the part after the last full
+ * period is sampled then, if nothing was yet (a short child).
  */
 static int wait_sampling(pid_t pid, int *status, struct rusage *ru,
-			 struct sample *out, int m)
+			 struct sample *out, int m, struct cpu_mark *mark)
 {
 	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	uint64_t b0 = 0, t0 = 0, b1 = 0, t1 = 0;
-	int n = 0;
+	int n = 0, err = 0;
 
-	cpu_times(&b0, &t0);
 	for (;;) {
 		struct pollfd pf = {.fd = pfd, .events = POLLIN};
 
 		if (pfd >= 0)
 			n = poll(&pf, 1, CPU_SAMPLE_MS);
-		if (pfd < 0 || n != 0) {
-			if (wait4(pid, status, 0, ru) == pid)
-				break;
-			if (errno != EINTR) {
-				int err = -errno;
-
-				if (pfd >= 0)
-					close(pfd);
-				return err;
-			}
+		if (pfd >= 0 && n == 0) {
+			cpu_sample(out, m, mark);
 			continue;
 		}
-		cpu_times(&b1, &t1);
-		cpu_add(out, m, busy_pct(b0, t0, b1, t1));
-		b0 = b1;
-		t0 = t1;
+		if (wait4(pid, status, 0, ru) == pid)
+			break;
+		if (errno != EINTR) {
+			err = -errno;
+			break;
+		}
 	}
 	if (pfd >= 0)
 		close(pfd);
-	cpu_times(&b1, &t1);
-	if (!out->cpu_n[m])
-		cpu_add(out, m, busy_pct(b0, t0, b1, t1));
-	return 0;
+	return err;
 }
 
 int workload_spawn(const struct workload_ctx *ctx,
@@ -136,6 +140,7 @@ int workload_spawn(const struct workload_ctx *ctx,
 		   struct sample *out, int m)
 {
 	const struct workload_window *w = ctx->window;
+	struct cpu_mark mark = {0};
 	double *shared;
 	struct rusage ru;
 	int status, rc;
@@ -150,6 +155,7 @@ int workload_spawn(const struct workload_ctx *ctx,
 	if (shared == MAP_FAILED)
 		return -errno;
 	*shared = 0;
+	cpu_times(&mark.busy, &mark.total);
 	if (w && w->open)
 		w->open(w->arg);
 	pid = fork();
@@ -164,9 +170,11 @@ int workload_spawn(const struct workload_ctx *ctx,
 		rc = fn(arg, shared);
 		_exit(rc < 0 ? -rc : rc);
 	}
-	rc = wait_sampling(pid, &status, &ru, out, m);
+	rc = wait_sampling(pid, &status, &ru, out, m, &mark);
 	if (w && w->close)
 		w->close(w->arg);
+	if (!out->cpu_n[m])
+		cpu_sample(out, m, &mark);
 	out->values[m] = *shared;
 	munmap(shared, sizeof(*shared));
 	if (rc)
