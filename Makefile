@@ -47,11 +47,15 @@ else
 endif
 
 .SECONDARY:
-.PHONY: all deps run check check-unit check-integration install deb clean format
+.PHONY: all deps deps-check run check check-unit check-integration install deb clean format
 all: $(PROG)
 
+# What building and running need; deps-check adds the tests' (VM included).
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh run
+
+deps-check:
+	@scripts/install-deps.sh check
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX)
 	@mkdir -p $(dir $@)
@@ -94,7 +98,7 @@ check-unit: $(UNIT_BINS)
 check-integration: $(PROG) $(INTEG_BINS)
 	prove -v $(INTEG_BINS)
 
-check: deps
+check: deps-check
 	@$(MAKE) --no-print-directory $(PROG) $(UNIT_BINS) $(INTEG_BINS) $(VM_TEST_BINS)
 	prove -v $(UNIT_BINS) $(INTEG_BINS) tests/vm/vm-tests.t
 

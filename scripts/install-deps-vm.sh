@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what scripts/vm/run needs to boot Debian's kernels under QEMU.
 # Idempotent and quick when everything is present: dpkg-query is asked first,
-# apt-get (update + install) runs only for what is missing.
+# apt-get (update + install) runs only for what is missing, quietly.
 set -euo pipefail
 
 pkgs=(
@@ -16,19 +16,7 @@ pkgs=(
     pkg-config
 )
 
-missing=()
-for p in "${pkgs[@]}"; do
-    # "install ok installed" is the only status that means usable.
-    if [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" != "install ok installed" ]]; then
-        missing+=("$p")
-    fi
-done
-
-if ((${#missing[@]} == 0)); then
-    exit 0
-fi
-
-echo "install-deps-vm: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}"
+here=$(dirname "$(readlink -f "$0")")
+# shellcheck source=scripts/deps-lib.sh
+. "$here/deps-lib.sh"
+deps_install "VM tests" "${pkgs[@]}"

@@ -234,6 +234,27 @@ static void test_text(void **state)
 	free(t);
 }
 
+/* Issue 6, item 7: cells as wide as their column ran together
+ * ("0.022 +-0.0002340.179 +-0.00242"). */
+static void test_text_cells_apart(void **state)
+{
+	struct fx *f = *state;
+	size_t len;
+	char *t;
+
+	for (int i = 0; i < f->r->nr_results; i++) {
+		struct result *x = &f->r->results[i];
+		bool plain = !strcmp(x->target, "plain");
+
+		x->s.mean = plain ? 0.022 : 0.179;
+		x->s.sd = plain ? 0.000234 : 0.00242;
+	}
+	t = render(f->r, &len);
+	assert_contains(t, "0.022 +-0.000234 0.179 +-0.00242");
+	assert_null(strstr(t, "0.0002340.179"));
+	free(t);
+}
+
 static void test_text_tracing_off(void **state)
 {
 	struct fx *f = *state;
@@ -283,6 +304,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_runlog, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_cells_apart, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_text_tracing_off, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_caps_text, setup,

@@ -120,12 +120,15 @@ static void table_init(const struct results *r, struct table *t)
 	}
 }
 
+/* Padded to w, and never run into the next cell: at least one blank. */
 static void cell(struct row *row, int w, const char *text)
 {
-	int n;
+	int n, len = (int)strlen(text);
 
 	if (row->n >= sizeof(row->s))
 		return;
+	if (len >= w)
+		w = len + 1;
 	n = snprintf(row->s + row->n, sizeof(row->s) - row->n, "%-*s", w, text);
 	row->n += n > 0 ? (size_t)n : 0;
 	row->n = row->n < sizeof(row->s) ? row->n : sizeof(row->s) - 1;
