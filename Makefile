@@ -4,7 +4,17 @@
 
 PROG      := encbench-trace
 VERSION   := 0.1.0
+# SANITIZE=1: ASan + UBSan, everything in build/san (the program too).
+ifeq ($(SANITIZE),1)
+BUILD     := build/san
+BIN       := $(BUILD)/$(PROG)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	     -fno-omit-frame-pointer
+export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=0
+else
 BUILD     := build
+BIN       := $(PROG)
+endif
 ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 VMLINUX   := vmlinux/$(ARCH)/vmlinux.h
 CLANG     ?= clang
@@ -17,12 +27,17 @@ PKGS      := libbpf libcryptsetup json-c sqlite3
 TEST_PKGS := cmocka liburing
 
 CFLAGS    ?= -O2 -g
-# -Wno-format-truncation as the kernel builds: snprintf truncation into
-# fixed buffers is deliberate here (names, bounded paths under our scratch).
-CFLAGS    += -Wall -Wextra -Werror -Wno-format-truncation -std=gnu11 \
+# The project's own flags, appended to whatever CFLAGS says (make
+# CFLAGS=-O1 keeps them). -Wno-format-truncation as the kernel builds:
+# snprintf truncation into fixed buffers is deliberate here (names, bounded
+# paths under our scratch). -MMD: each object depends on exactly the
+# headers (and skeletons) it includes.
+OWN_CFLAGS := -Wall -Wextra -Werror -Wno-format-truncation -std=gnu11 \
 	     -D_GNU_SOURCE \
 	     -DENCBENCH_VERSION='"$(VERSION)"' \
-	     -I$(BUILD) -Iuserspace $(shell pkg-config --cflags $(PKGS))
+	     -I$(BUILD) -Iuserspace $(shell pkg-config --cflags $(PKGS)) \
+	     -MMD -MP
+ALL_CFLAGS = $(CFLAGS) $(SAN_FLAGS) $(OWN_CFLAGS)
 LDLIBS    += $(shell pkg-config --libs $(PKGS)) -lelf -lz -lm
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	      -I$(dir $(VMLINUX)) -Ibpf -Wall -Werror
@@ -47,8 +62,10 @@ else
 endif
 
 .SECONDARY:
-.PHONY: all deps deps-check run check check-unit check-integration install deb clean format
-all: $(PROG)
+.DELETE_ON_ERROR:
+.PHONY: all deps deps-check run check check-unit check-integration sanitize fuzz \
+	install deb clean format
+all: $(BIN)
 
 # What building and running need; deps-check adds the tests' (VM included).
 deps:
@@ -66,41 +83,84 @@ $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
 
-# Any user-space object may include a skeleton: rebuild when one changes.
-$(BUILD)/userspace/%.o: userspace/%.c $(wildcard userspace/*/*.h) bpf/attrib.h $(SKELS)
+# The skeletons exist before the first compile (order only); from then on
+# the .d files -MMD wrote say which object includes which.
+$(BUILD)/userspace/%.o: userspace/%.c | $(SKELS)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 # The page's style and chart code are built in with .incbin.
 $(BUILD)/userspace/report/html_assets.o: userspace/report/html.css \
 	userspace/report/html_charts.js
 
-$(PROG): $(OBJS)
+$(BIN): $(OBJS)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LDLIBS) -o $@
 
-$(BUILD)/tests/%: tests/%.c $(LIB_OBJS) $(wildcard tests/*.h)
+$(BUILD)/tests/%: tests/%.c $(LIB_OBJS) | $(SKELS)
 	@mkdir -p $(dir $@)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests $(shell pkg-config --cflags $(TEST_PKGS)) $< \
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests $(shell pkg-config --cflags $(TEST_PKGS)) $< \
 		$(LIB_OBJS) $(LDLIBS) $(shell pkg-config --libs $(TEST_PKGS)) -o $@
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 -include tests/vm/vm.mk
 
+# libFuzzer targets (tests/fuzz/fuzz_*.c), built with clang: the readers
+# they reach are compiled again with coverage and ASan + UBSan.
+# ENCBENCH_FUZZ_SECONDS (default 60) is the length of `make fuzz`.
+FUZZ_CC    ?= clang
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
+	      -fno-sanitize-recover=all -Wno-unknown-warning-option
+FUZZ_SRCS  := $(wildcard userspace/report/*.c userspace/common/*.c \
+		userspace/stats/*.c) userspace/cli/config.c
+FUZZ_OBJS  := $(patsubst %.c,build/fuzz/%.o,$(FUZZ_SRCS))
+FUZZ_BINS  := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SECONDS := $(or $(ENCBENCH_FUZZ_SECONDS),60)
+
+build/fuzz/%.o: %.c | $(SKELS)
+	@mkdir -p $(dir $@)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(OWN_CFLAGS) -c $< -o $@
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(OWN_CFLAGS) $< \
+		$(FUZZ_OBJS) $(LDLIBS) -o $@
+
+fuzz: $(FUZZ_BINS)
+	@scripts/fuzz-run.sh $(FUZZ_SECONDS)
+
 run: deps
-	@$(MAKE) --no-print-directory $(PROG)
-	./$(PROG) run
+	@$(MAKE) --no-print-directory $(BIN)
+	./$(BIN) run
 
 check-unit: $(UNIT_BINS)
 	prove -v $(UNIT_BINS)
 
-check-integration: $(PROG) $(INTEG_BINS)
-	prove -v $(INTEG_BINS)
+check-integration: $(BIN) $(INTEG_BINS)
+	ENCBENCH_BIN=$(CURDIR)/$(BIN) prove -v $(INTEG_BINS)
 
+# The unit tests and the program under ASan + UBSan (build/san).
+sanitize:
+	@$(MAKE) --no-print-directory SANITIZE=1 build/san/$(PROG) check-unit
+
+# Everything, then the unit tests under the sanitizers and a short fuzz
+# run. With SANITIZE=1 the program and the host tests are the sanitized
+# build; the VM tests boot a guest with the plain one, so they are left out.
+ifeq ($(SANITIZE),1)
 check: deps-check
-	@$(MAKE) --no-print-directory $(PROG) $(UNIT_BINS) $(INTEG_BINS) $(VM_TEST_BINS)
+	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(INTEG_BINS)
+	ENCBENCH_BIN=$(CURDIR)/$(BIN) prove -v $(UNIT_BINS) $(INTEG_BINS)
+else
+check: deps-check
+	@$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(INTEG_BINS) $(VM_TEST_BINS)
 	prove -v $(UNIT_BINS) $(INTEG_BINS) tests/vm/vm-tests.t
+	@$(MAKE) --no-print-directory sanitize
+	@$(MAKE) --no-print-directory fuzz
+endif
 
 install: $(PROG)
 	install -D -m 0755 $(PROG) $(DESTDIR)$(PREFIX)/sbin/$(PROG)
@@ -116,4 +176,4 @@ format:
 	clang-format -i $(SRCS) $(wildcard userspace/*/*.h bpf/*.c bpf/*.h tests/*/*.c)
 
 clean:
-	rm -rf $(BUILD) $(PROG)
+	rm -rf build $(PROG)

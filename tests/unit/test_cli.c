@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Argument parsing of `run`: sizes, lists, and one-line errors (exit 2). */
+/* Argument parsing: sizes, durations, lists, and one-line errors (exit 2). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "cli/config.h"
+#include "common/parse.h"
 #include "workload/workload.h"
 
 static void test_parse_size(void **state)
@@ -29,6 +30,27 @@ static void test_parse_size(void **state)
 	assert_int_equal(parse_size("64Mx"), -1);
 	assert_int_equal(parse_size("99999999999999999999"), -1);
 	assert_int_equal(parse_size("9999999999T"), -1); /* overflows */
+}
+
+static void test_parse_duration(void **state)
+{
+	(void)state;
+	assert_true(parse_duration("90") == 90);
+	assert_true(parse_duration("1.5s") == 1.5);
+	assert_true(parse_duration("500ms") == 0.5);
+	assert_true(parse_duration("2m") == 120);
+	assert_true(parse_duration("1h") == 3600);
+	assert_true(parse_duration("") == -1);
+	assert_true(parse_duration("0") == -1);
+	assert_true(parse_duration("-1") == -1);
+	assert_true(parse_duration("nan") == -1);
+	assert_true(parse_duration("inf") == -1);
+	assert_true(parse_duration("1e400") == -1);
+	assert_true(parse_duration("5x") == -1);
+	assert_true(parse_duration("1e7") == 1e7);
+	assert_true(parse_duration("1e7s") == 1e7);
+	assert_true(parse_duration("10000000.1") == -1);
+	assert_true(parse_duration("3000h") == -1); /* over 1e7 s */
 }
 
 static void test_parse_list(void **state)
@@ -188,6 +210,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_parse_list),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_options),

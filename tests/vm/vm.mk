@@ -6,15 +6,16 @@
 # the guest sees too (it runs on the host's root over 9p).
 
 VM_TEST_SRCS := $(wildcard tests/vm/test_vm_*.c)
-VM_TEST_BINS := $(patsubst tests/vm/%.c,build/tests/vm/%,$(VM_TEST_SRCS))
+VM_TEST_BINS := $(patsubst tests/vm/%.c,$(BUILD)/tests/vm/%,$(VM_TEST_SRCS))
 VM_TEST_CFLAGS = $(shell pkg-config --cflags cmocka json-c)
 VM_TEST_LIBS = $(shell pkg-config --libs cmocka json-c)
 
-build/tests/vm/test_vm_%: tests/vm/test_vm_%.c tests/vm/vm.mk tests/results_json.h
+$(BUILD)/tests/vm/test_vm_%: tests/vm/test_vm_%.c tests/vm/vm.mk | $(SKELS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(VM_TEST_CFLAGS) -o $@ $< $(LDFLAGS) $(VM_TEST_LIBS)
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(VM_TEST_CFLAGS) -o $@ $< $(LDFLAGS) $(VM_TEST_LIBS)
 
 # ENCBENCH_VM_KERNELS (default "6.1 6.12") picks the kernels; ENCBENCH_SKIP_VM=1 skips.
 .PHONY: check-vm
-check-vm: $(VM_TEST_BINS) encbench-trace
+check-vm: $(VM_TEST_BINS) $(BIN)
 	prove -v tests/vm/vm-tests.t

@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "config.h"
+#include "../common/parse.h"
 #include "outdir.h"
 #include "../probe/probe.h"
 #include "../report/report.h"
@@ -228,9 +230,10 @@ static int parse(int argc, char **argv, struct trace_cmd *c)
 			c->cgroup = optarg;
 			break;
 		case 'D':
-			c->duration = strtod(optarg, &end);
-			if (*end || !(c->duration > 0) || c->duration > 1e7)
-				TRACE_BAD("bad duration '%s' (seconds > 0)",
+			c->duration = parse_duration(optarg);
+			if (c->duration < 0)
+				TRACE_BAD("bad duration '%s' (seconds > 0, or "
+					  "with ms, s, m, h)",
 					  optarg);
 			break;
 		case 'o':

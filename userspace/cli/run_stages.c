@@ -500,21 +500,23 @@ void run_statistics(struct run_ctx *ctx)
 			continue;
 		for (int j = 0; j < r->nr_results; j++) {
 			const struct result *t = &r->results[j];
-			struct comparison *c;
+			/* Built apart, then copied in: names copied from
+			 * r->results into r->comparisons could overlap for
+			 * all the compiler knows (-Wrestrict at -O1). */
+			struct comparison c = {0};
 
 			if (j == i || strcmp(t->workload, b->workload) ||
 			    strcmp(t->metric.name, b->metric.name) ||
 			    r->nr_comparisons >= MAX_RESULTS)
 				continue;
-			c = &r->comparisons[r->nr_comparisons++];
-			memset(c, 0, sizeof(*c));
-			snprintf(c->baseline, NAME_LEN, "%s", b->target);
-			snprintf(c->target, NAME_LEN, "%s", t->target);
-			snprintf(c->workload, NAME_LEN, "%s", t->workload);
-			snprintf(c->metric, NAME_LEN, "%s", t->metric.name);
+			snprintf(c.baseline, NAME_LEN, "%s", b->target);
+			snprintf(c.target, NAME_LEN, "%s", t->target);
+			snprintf(c.workload, NAME_LEN, "%s", t->workload);
+			snprintf(c.metric, NAME_LEN, "%s", t->metric.name);
 			welch_compare(b->samples, b->nr_samples, t->samples,
 				      t->nr_samples, t->metric.higher_is_better,
-				      c);
+				      &c);
+			r->comparisons[r->nr_comparisons++] = c;
 		}
 	}
 }

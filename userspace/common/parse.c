@@ -74,3 +74,26 @@ int parse_positive(const char *s, double *out)
 	*out = v;
 	return 0;
 }
+
+double parse_duration(const char *s)
+{
+	static const struct {
+		const char *suffix;
+		double seconds;
+	} units[] = {{"", 1}, {"s", 1}, {"ms", 1e-3}, {"m", 60}, {"h", 3600}};
+	char *end;
+	double v;
+
+	if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v))
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].suffix)) {
+			v *= units[i].seconds;
+			return v > 0 && v <= MAX_DURATION_S ? v : -1;
+		}
+	return -1;
+}

@@ -12,4 +12,10 @@ int parse_int(const char *s, long min, long max, long *out);
 /* A number > 0 ("0.1", "2"): 0 and *out, or -1. */
 int parse_positive(const char *s, double *out);
 
+/* The longest duration taken: about four months. */
+#define MAX_DURATION_S 1e7
+/* "90", "90s", "500ms", "2m", "1h": seconds, in (0, MAX_DURATION_S], or
+ * -1 when it does not parse. */
+double parse_duration(const char *s);
+
 #endif

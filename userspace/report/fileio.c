@@ -182,8 +182,8 @@ cleanup:
 	return err;
 }
 
-static int parse(const char *path, const char *text, size_t len,
-		 struct json_object **out)
+int report_parse_json(const char *path, const char *text, size_t len,
+		      struct json_object **out)
 {
 	struct json_tokener *tok;
 	struct json_object *o;
@@ -228,7 +228,7 @@ int report_load_json(const char *path, struct json_object **out)
 	err = report_read_file(path, REPORT_MAX_INPUT, &text, &len);
 	if (err)
 		return err;
-	err = parse(path, text, len, out);
+	err = report_parse_json(path, text, len, out);
 	free(text);
 	return err;
 }

@@ -376,6 +376,21 @@ static int results_from(struct json_object *root, struct results *r)
 	return err;
 }
 
+/* root -> *r, with a one-line error naming file `name` and the member. */
+static int results_of(const char *name, struct json_object *root,
+		      struct results *r)
+{
+	int err;
+
+	jget_reset();
+	err = results_from(root, r);
+	if (err)
+		fprintf(stderr, "encbench-trace: %s: not a results file: %s\n",
+			name, jget_error());
+	json_object_put(root);
+	return err;
+}
+
 int report_read_json(const char *path, struct results *r)
 {
 	struct json_object *root = NULL;
@@ -383,13 +398,16 @@ int report_read_json(const char *path, struct results *r)
 
 	memset(r, 0, sizeof(*r));
 	err = report_load_json(path, &root);
-	if (err)
-		return err;
-	jget_reset();
-	err = results_from(root, r);
-	if (err)
-		fprintf(stderr, "encbench-trace: %s: not a results file: %s\n",
-			path, jget_error());
-	json_object_put(root);
-	return err;
+	return err ? err : results_of(path, root, r);
+}
+
+int report_parse_results(const char *name, const char *text, size_t len,
+			 struct results *r)
+{
+	struct json_object *root = NULL;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	err = report_parse_json(name, text, len, &root);
+	return err ? err : results_of(name, root, r);
 }

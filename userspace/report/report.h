@@ -17,8 +17,13 @@
 /* results.json: one document, written whole or not at all, never over a
  * file that exists (see report_write_atomic). */
 int report_write_json(const struct results *r, const char *dir);
-/* Parse a results.json back into *r (for `report` and tests). */
+/* Parse a results.json back into *r (for `report` and tests): a regular
+ * file under the size cap, every member there and in range; else a
+ * one-line error naming the file and the member, and negative errno. */
 int report_read_json(const char *path, struct results *r);
+/* The same for a document in memory (the fuzz target's way in). */
+int report_parse_results(const char *name, const char *text, size_t len,
+			 struct results *r);
 /* The capability object used both in results.json meta and `probe --json`. */
 struct json_object *report_caps_json(const struct capabilities *caps);
 int report_caps_from_json(struct json_object *o, struct capabilities *caps);

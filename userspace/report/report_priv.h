@@ -134,6 +134,9 @@ int report_read_file(const char *path, size_t max, char **text, size_t *len);
 /* Whole file as one JSON object (nothing but whitespace may follow); a
  * regular file of at most REPORT_MAX_INPUT bytes. */
 int report_load_json(const char *path, struct json_object **out);
+/* The same for text in memory; name is what messages call it. */
+int report_parse_json(const char *name, const char *text, size_t len,
+		      struct json_object **out);
 
 /*
  * escape.c: text from outside on its way out.
