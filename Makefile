@@ -38,6 +38,9 @@ OWN_CFLAGS := -Wall -Wextra -Werror -Wno-format-truncation -std=gnu11 \
 	     -I$(BUILD) -Iuserspace $(shell pkg-config --cflags $(PKGS)) \
 	     -MMD -MP
 ALL_CFLAGS = $(CFLAGS) $(SAN_FLAGS) $(OWN_CFLAGS)
+# A program's own dependency file is hidden: globs of test programs
+# (tests/vm/vm-tests.t) must not take it for one.
+DEPFILE    = -MF $(@D)/.$(@F).d
 LDLIBS    += $(shell pkg-config --libs $(PKGS)) -lelf -lz -lm
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	      -I$(dir $(VMLINUX)) -Ibpf -Wall -Werror
@@ -101,7 +104,7 @@ $(BIN): $(OBJS)
 $(BUILD)/tests/%: tests/%.c $(LIB_OBJS) | $(SKELS)
 	@mkdir -p $(dir $@)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests $(shell pkg-config --cflags $(TEST_PKGS)) $< \
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFILE) -Itests $(shell pkg-config --cflags $(TEST_PKGS)) $< \
 		$(LIB_OBJS) $(LDLIBS) $(shell pkg-config --libs $(TEST_PKGS)) -o $@
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
@@ -127,7 +130,7 @@ build/fuzz/%.o: %.c | $(SKELS)
 
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 	$(call msg,FUZZ,$@)
-	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(OWN_CFLAGS) $< \
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(OWN_CFLAGS) $(DEPFILE) $< \
 		$(FUZZ_OBJS) $(LDLIBS) -o $@
 
 fuzz: $(FUZZ_BINS)

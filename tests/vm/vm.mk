@@ -13,7 +13,7 @@ VM_TEST_LIBS = $(shell pkg-config --libs cmocka json-c)
 $(BUILD)/tests/vm/test_vm_%: tests/vm/test_vm_%.c tests/vm/vm.mk | $(SKELS)
 	@mkdir -p $(@D)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(VM_TEST_CFLAGS) -o $@ $< $(LDFLAGS) $(VM_TEST_LIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFILE) $(VM_TEST_CFLAGS) -o $@ $< $(LDFLAGS) $(VM_TEST_LIBS)
 
 # ENCBENCH_VM_KERNELS (default "6.1 6.12") picks the kernels; ENCBENCH_SKIP_VM=1 skips.
 .PHONY: check-vm
