@@ -118,7 +118,7 @@ FUZZ_CC    ?= clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
 	      -fno-sanitize-recover=all -Wno-unknown-warning-option
 FUZZ_SRCS  := $(wildcard userspace/report/*.c userspace/common/*.c \
-		userspace/stats/*.c) userspace/cli/config.c
+		userspace/stats/*.c)
 FUZZ_OBJS  := $(patsubst %.c,build/fuzz/%.o,$(FUZZ_SRCS))
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS := $(or $(ENCBENCH_FUZZ_SECONDS),60)
