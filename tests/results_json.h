@@ -21,6 +21,22 @@ static inline struct json_object *get(struct json_object *o, const char *k)
 	return v;
 }
 
+/* The target called `name` in results document doc. */
+static inline struct json_object *target_of(struct json_object *doc,
+					    const char *name)
+{
+	struct json_object *ts = get(doc, "targets");
+
+	for (size_t i = 0; i < json_object_array_length(ts); i++) {
+		struct json_object *t = json_object_array_get_idx(ts, i);
+
+		if (!strcmp(json_object_get_string(get(t, "name")), name))
+			return t;
+	}
+	fail_msg("no target %s", name);
+	return NULL;
+}
+
 /* The attribution entry for (target, op) in results document doc. */
 static inline struct json_object *attrib_of(struct json_object *doc,
 					    const char *target, const char *op)

@@ -44,6 +44,31 @@ for m in loop dm-mod dm-crypt dm-delay xts aesni_intel ecryptfs ext4 hmac \
 done
 log "modules loaded: ${loaded[*]}; failed: ${failed[*]:-none}"
 
+# OpenZFS (run --zfs): the cached user space goes into the overlay (gone at
+# power-off; the host never gets ZFS installed), then the built modules are
+# loaded in dependency order, the kernel's own dependencies by modprobe.
+load_zfs() {
+    local ko deps dep
+    tar -C "$ZFS_DIR/root" -cf - . | tar -C / -xf - --keep-directory-symlink ||
+        { ZFS_SKIP="cannot copy the OpenZFS user space from $ZFS_DIR"; return 1; }
+    while read -r ko deps; do
+        for dep in $deps; do
+            [[ -f "$ZFS_DIR/modules/$dep.ko" ]] || modprobe "$dep" ||
+                { ZFS_SKIP="cannot load $dep (needed by $ko)"; return 1; }
+        done
+        insmod "$ZFS_DIR/modules/$ko" ||
+            { ZFS_SKIP="insmod $ko failed (see the console log)"; return 1; }
+    done <"$ZFS_DIR/load-order"
+    ENCBENCH_VM_ZFS=$(cat /sys/module/zfs/version)
+    export ENCBENCH_VM_ZFS
+}
+if [[ -n "${ZFS_DIR:-}" ]] && ! load_zfs; then
+    log "OpenZFS not loaded: $ZFS_SKIP"
+fi
+if [[ -n "${ZFS_SKIP:-}" ]]; then
+    export ENCBENCH_VM_ZFS_SKIP=$ZFS_SKIP
+fi
+
 export HOME=/root TERM=dumb LANG=C.UTF-8 ENCBENCH_VM=1 ENCBENCH_VM_KERNEL=$KVER
 # No udev runs here: make libdevmapper (dmsetup, cryptsetup) create the
 # /dev/mapper nodes itself instead of waiting for udev to do it.

@@ -204,6 +204,46 @@ static void test_workload_params(void **state)
 	workload_find("dd")->describe(cfg.wparams[0], &l);
 	assert_int_equal(l.p[0].i, 16 << 20);
 	config_free(&cfg);
+/* zfs brings its own baseline, zfs-off, right before it; ZFS options
+ * take ZFS's values only. */
+static void test_zfs_options(void **state)
+{
+	struct run_config cfg;
+	const char *one[] = {"run", "-t", "zfs"};
+	const char *both[] = {"run", "-t", "plain,zfs-off,zfs"};
+	const char *opts[] = {"run",	     "-t",
+			      "plain,zfs",   "--zfs-encryption",
+			      "aes-128-ccm", "--zfs-keyformat",
+			      "passphrase",  "--zfs-compression",
+			      "zstd-3"};
+	const char *bad_enc[] = {"run", "--zfs-encryption", "aes-256-xts"};
+	const char *bad_fmt[] = {"run", "--zfs-keyformat", "hex"};
+	const char *bad_comp[] = {"run", "--zfs-compression", "gzip-10"};
+	const char *bad_comp2[] = {"run", "--zfs-compression", "lz4x"};
+
+	(void)state;
+	assert_int_equal(parse(&cfg, 3, one), 0);
+	assert_int_equal(cfg.nr_targets, 2);
+	assert_string_equal(cfg.targets[0], "zfs-off");
+	assert_string_equal(cfg.targets[1], "zfs");
+	assert_string_equal(cfg.zfs.encryption, ""); /* ZFS's default */
+
+	assert_int_equal(parse(&cfg, 3, both), 0);
+	assert_int_equal(cfg.nr_targets, 3); /* nothing added twice */
+
+	assert_int_equal(parse(&cfg, 9, opts), 0);
+	assert_int_equal(cfg.nr_targets, 3);
+	assert_string_equal(cfg.targets[0], "plain");
+	assert_string_equal(cfg.targets[1], "zfs-off");
+	assert_string_equal(cfg.targets[2], "zfs");
+	assert_string_equal(cfg.zfs.encryption, "aes-128-ccm");
+	assert_string_equal(cfg.zfs.keyformat, "passphrase");
+	assert_string_equal(cfg.zfs.compression, "zstd-3");
+
+	assert_int_equal(parse(&cfg, 3, bad_enc), 2);
+	assert_int_equal(parse(&cfg, 3, bad_fmt), 2);
+	assert_int_equal(parse(&cfg, 3, bad_comp), 2);
+	assert_int_equal(parse(&cfg, 3, bad_comp2), 2);
 }
 
 int main(void)
@@ -216,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_workload_params),
+		cmocka_unit_test(test_zfs_options),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

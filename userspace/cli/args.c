@@ -43,6 +43,11 @@ static const char run_usage[] =
 	"  -o, --output DIR       results folder (default "
 	"./encbench-results/<time>)\n"
 	"      --scratch DIR      where images are created (default /var/tmp)\n"
+	"      --zfs-encryption C ZFS cipher of the zfs target (default "
+	"aes-256-gcm)\n"
+	"      --zfs-keyformat F  raw (default) or passphrase, from memory\n"
+	"      --zfs-compression C compression of both ZFS datasets (default "
+	"lz4)\n"
 	"      --no-trace         benchmark only, no BPF attribution\n"
 	"      --no-drop-caches   keep the page cache between write and read\n"
 	"      --luks-cipher C    LUKS2 cipher (default aes-xts-plain64)\n"
@@ -116,6 +121,9 @@ enum {
 	OPT_STABLE,
 	OPT_MIN_RUNS,
 	OPT_MAX_RUNS,
+	OPT_ZFS_ENC,
+	OPT_ZFS_FMT,
+	OPT_ZFS_COMP,
 };
 
 static const struct option run_opts[] = {
@@ -129,6 +137,9 @@ static const struct option run_opts[] = {
 	{"no-drop-caches", no_argument, NULL, OPT_NO_DROP},
 	{"quiet", no_argument, NULL, 'q'},
 	{"json", no_argument, NULL, OPT_JSON},
+	{"zfs-encryption", required_argument, NULL, OPT_ZFS_ENC},
+	{"zfs-keyformat", required_argument, NULL, OPT_ZFS_FMT},
+	{"zfs-compression", required_argument, NULL, OPT_ZFS_COMP},
 	{"html", no_argument, NULL, OPT_HTML},
 	{"luks-cipher", required_argument, NULL, OPT_LUKS_CIPHER},
 	{"luks-key-size", required_argument, NULL, OPT_LUKS_KEY_SIZE},
@@ -218,6 +229,76 @@ static const char *opt_name(int c)
 		if (o->val == c)
 			return o->name;
 	return "?";
+}
+
+/* One of ZFS's values for the property (zfsprops(7) of 2.1): 0, or 2
+ * after the one-line error. */
+static int zfs_option(struct zfs_options *o, int opt, const char *v)
+{
+	static const char *const ciphers[] = {
+		"aes-128-ccm", "aes-192-ccm", "aes-256-ccm", "aes-128-gcm",
+		"aes-192-gcm", "aes-256-gcm", NULL};
+	static const char *const formats[] = {"raw", "passphrase", NULL};
+	static const char *const comps[] = {"off", "on",   "lz4",  "lzjb",
+					    "zle", "gzip", "zstd", NULL};
+	const char *const *ok = opt == OPT_ZFS_ENC   ? ciphers
+				: opt == OPT_ZFS_FMT ? formats
+						     : comps;
+	char *dst = opt == OPT_ZFS_ENC	 ? o->encryption
+		    : opt == OPT_ZFS_FMT ? o->keyformat
+					 : o->compression;
+	unsigned int level;
+	char tail;
+
+	for (int i = 0; ok[i]; i++)
+		if (!strcmp(v, ok[i]))
+			goto good;
+	/* Levels: gzip-1..9, zstd-1..19, zstd-fast-1..1000 (and 10..100 by
+	 * tens, which zfs checks itself). */
+	if (opt == OPT_ZFS_COMP &&
+	    ((sscanf(v, "gzip-%u%c", &level, &tail) == 1 && level >= 1 &&
+	      level <= 9) ||
+	     (sscanf(v, "zstd-%u%c", &level, &tail) == 1 && level >= 1 &&
+	      level <= 19) ||
+	     (sscanf(v, "zstd-fast-%u%c", &level, &tail) == 1 && level >= 1 &&
+	      level <= 1000)))
+		goto good;
+	fprintf(stderr,
+		"encbench-trace: run: invalid --%s '%s' (ZFS accepts %s)\n",
+		opt_name(opt), v,
+		opt == OPT_ZFS_ENC   ? "aes-{128,192,256}-{ccm,gcm}"
+		: opt == OPT_ZFS_FMT ? "raw or passphrase"
+				     : "off, on, lz4, lzjb, zle, gzip[-N], "
+				       "zstd[-N], zstd-fast[-N]");
+	return 2;
+good:
+	snprintf(dst, NAME_LEN / 2, "%s", v);
+	return 0;
+}
+
+/* A kind compared with a kind of its own (zfs with zfs-off: the same
+ * pool without encryption) gets it added right before it if missing. */
+static int add_baselines(struct run_config *cfg)
+{
+	for (int i = 0; i < cfg->nr_targets; i++) {
+		const char *b = target_find(cfg->targets[i])->baseline;
+		bool have = false;
+
+		for (int j = 0; b && j < cfg->nr_targets; j++)
+			have |= !strcmp(cfg->targets[j], b);
+		if (!b || have)
+			continue;
+		if (cfg->nr_targets >= MAX_TARGETS)
+			RUN_BAD("too many targets with '%s' (its baseline %s "
+				"is added): at most %d",
+				cfg->targets[i], b, MAX_TARGETS);
+		memmove(cfg->targets[i + 1], cfg->targets[i],
+			(cfg->nr_targets - i) * sizeof(cfg->targets[0]));
+		snprintf(cfg->targets[i], NAME_LEN, "%s", b);
+		cfg->nr_targets++;
+		i++;
+	}
+	return 0;
 }
 
 int parse_run_args(int nr_args, char **args, struct run_config *cfg)
@@ -360,6 +441,12 @@ int parse_run_args(int nr_args, char **args, struct run_config *cfg)
 			snprintf(cfg->prometheus, sizeof(cfg->prometheus), "%s",
 				 optarg);
 			break;
+		case OPT_ZFS_ENC:
+		case OPT_ZFS_FMT:
+		case OPT_ZFS_COMP:
+			if (zfs_option(&cfg->zfs, c, optarg))
+				return 2;
+			break;
 		case 'h':
 			print_run_help();
 			return 1;
@@ -380,5 +467,6 @@ int parse_run_args(int nr_args, char **args, struct run_config *cfg)
 		RUN_BAD("--min-runs %d is above --max-runs %d", cfg->min_runs,
 			cfg->max_runs);
 	rc = check_names(cfg);
+	rc = rc ? rc : add_baselines(cfg);
 	return rc ? rc : workload_args_resolve(cfg);
 }

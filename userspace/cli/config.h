@@ -55,6 +55,7 @@ struct run_config {
 	bool json;	   /* results.json to stdout too (pipeable) */
 	bool html;	   /* report.html in the output folder */
 	double timeline_s; /* --timeline: seconds per phase, 0 off */
+	struct zfs_options zfs;
 	struct luks_options luks;
 };
 

@@ -49,6 +49,20 @@ _encbench_trace()
 			same_cpu_crypt submit_from_crypt_cpus" -- "$cur"))
 		return
 		;;
+	--zfs-encryption)
+		COMPREPLY=($(compgen -W "aes-128-ccm aes-192-ccm aes-256-ccm
+			aes-128-gcm aes-192-gcm aes-256-gcm" -- "$cur"))
+		return
+		;;
+	--zfs-keyformat)
+		COMPREPLY=($(compgen -W "raw passphrase" -- "$cur"))
+		return
+		;;
+	--zfs-compression)
+		COMPREPLY=($(compgen -W "off on lz4 lzjb zle gzip zstd
+			zstd-fast" -- "$cur"))
+		return
+		;;
 	-t | --targets | -w | --workloads)
 		[[ $prev == -t || $prev == --targets ]] && list=Targets ||
 			list=Workloads
@@ -66,7 +80,9 @@ _encbench_trace()
 		COMPREPLY=($(compgen -W "--size --runs --targets --workloads
 			--output --scratch --no-trace --no-drop-caches
 			--luks-cipher --luks-key-size --luks-sector-size
-			--luks-flags --quiet --html --prometheus --timeline --json
+			--luks-flags --zfs-encryption --zfs-keyformat
+			--zfs-compression --quiet --html --prometheus --timeline
+			--json
 			--help" -- "$cur"))
 		;;
 	probe)

@@ -110,6 +110,7 @@ static int setup_one(struct run_ctx *ctx, const char *kind, bool baseline)
 		.scratch = ctx->scratch,
 		.fs_bytes = target_fs_bytes(ctx->cfg),
 		.luks = ctx->cfg->luks,
+		.zfs = ctx->cfg->zfs,
 	};
 	const char *why = k->unavailable(caps);
 	const struct device_info *low;
@@ -305,20 +306,38 @@ static void trace_filter_for(const struct target *t, struct trace_filter *f)
 		f->minor[f->nr_devs++] = t->info.devices[i].minor;
 	}
 	f->parent_tgid = getpid();
+	if (t->info.zfs.objset_id)
+		f->zfs_objsets[f->nr_zfs_objsets++] = t->info.zfs.objset_id;
 }
 
-/* The baseline's attribution of a's workload and op, if t is not the
- * baseline (the first target, run first) and it was recorded. */
+/* A target's baseline: its kind's own (zfs -> zfs-off) if that was built,
+ * else the run's first target. */
+static const char *baseline_name(const struct results *r, const char *target)
+{
+	const struct target_kind *k = NULL;
+
+	for (int i = 0; i < r->nr_targets && !k; i++)
+		if (!strcmp(r->targets[i].name, target))
+			k = target_find(r->targets[i].kind);
+	for (int i = 0; k && k->baseline && i < r->nr_targets; i++)
+		if (!strcmp(r->targets[i].kind, k->baseline))
+			return r->targets[i].name;
+	return r->targets[0].name;
+}
+
+/* The baseline's attribution of a's workload and op, if t is not its own
+ * baseline (run before it) and it was recorded. */
 static const struct attribution *baseline_of(const struct run_ctx *ctx,
 					     const struct target *t,
 					     const struct attribution *a)
 {
 	const struct results *r = ctx->r;
+	const char *base = baseline_name(r, t->info.name);
 
-	if (t == &ctx->targets[0])
+	if (!strcmp(base, t->info.name))
 		return NULL;
 	for (int i = 0; i < r->nr_attrib; i++)
-		if (!strcmp(r->attrib[i].target, ctx->targets[0].info.name) &&
+		if (!strcmp(r->attrib[i].target, base) &&
 		    !strcmp(r->attrib[i].workload, a->workload) &&
 		    r->attrib[i].op == a->op)
 			return &r->attrib[i];
@@ -492,20 +511,22 @@ void run_statistics(struct run_ctx *ctx)
 		else
 			res->cpu.min = 0;
 	}
-	/* Every target against the baseline (the first), metric by metric. */
-	for (int i = 0; i < r->nr_results; i++) {
-		const struct result *b = &r->results[i];
+	/* Every target against its baseline, metric by metric. */
+	for (int j = 0; j < r->nr_results; j++) {
+		const struct result *t = &r->results[j];
+		const char *base = baseline_name(r, t->target);
 
-		if (strcmp(b->target, r->targets[0].name))
+		if (!strcmp(t->target, base))
 			continue;
-		for (int j = 0; j < r->nr_results; j++) {
-			const struct result *t = &r->results[j];
+		for (int i = 0; i < r->nr_results; i++) {
+			const struct result *b = &r->results[i];
 			/* Built apart, then copied in: names copied from
 			 * r->results into r->comparisons could overlap for
 			 * all the compiler knows (-Wrestrict at -O1). */
 			struct comparison c = {0};
 
-			if (j == i || strcmp(t->workload, b->workload) ||
+			if (strcmp(b->target, base) ||
+			    strcmp(t->workload, b->workload) ||
 			    strcmp(t->metric.name, b->metric.name) ||
 			    r->nr_comparisons >= MAX_RESULTS)
 				continue;

@@ -64,6 +64,19 @@ struct device_info {
 	char role[NAME_LEN / 2]; /* "fs" (top), "crypt", "backing" */
 };
 
+/* A ZFS dataset, as `zfs get` reports it (zfs.c); dataset "" if not ZFS. */
+struct zfs_info {
+	char dataset[DETAIL_LEN];
+	uint64_t objset_id; /* the kstat objset-0x<id>, zbookmark's zb_objset */
+	char encryption[NAME_LEN / 2]; /* "aes-256-gcm", "off" */
+	char keystatus[NAME_LEN / 2];  /* "available", "-" when unencrypted */
+	char keyformat[NAME_LEN / 2];
+	char compression[NAME_LEN / 2];
+	uint64_t recordsize;
+	char version[NAME_LEN / 2]; /* the loaded module's, /sys/module/zfs */
+	char direct[NAME_LEN / 2];  /* OpenZFS >= 2.3; "" where absent */
+};
+
 struct target_info {
 	char name[NAME_LEN];
 	char kind[NAME_LEN / 2]; /* plain|luks2|fscrypt|ecryptfs|zfs|user */
@@ -85,6 +98,7 @@ struct target_info {
 		bool hw_accel;
 	} encryption;
 	bool verified_encrypted;
+	struct zfs_info zfs;
 	int nr_notes;
 	char notes[MAX_NOTES][DETAIL_LEN]; /* caveats the output must state */
 };

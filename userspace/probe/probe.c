@@ -6,6 +6,7 @@
  * /proc/crypto.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <linux/io_uring.h>
 #include <linux/perf_event.h>
@@ -208,6 +209,53 @@ static bool module_available(const char *name, char *how, size_t len)
 	return false;
 }
 
+/* An executable `name` in PATH? */
+static bool in_path(const char *name)
+{
+	const char *path = getenv("PATH") ?: "/usr/sbin:/usr/bin:/sbin:/bin";
+	char dir[PATH_MAX], file[PATH_MAX + 64];
+
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(dir, sizeof(dir), "%.*s", (int)n, path);
+		snprintf(file, sizeof(file), "%s/%s", dir, name);
+		if (n && access(file, X_OK) == 0)
+			return true;
+		path += n + (path[n] == ':');
+	}
+	return false;
+}
+
+/* ZFS needs its module (not in mainline: Debian's zfs-dkms builds it)
+ * and its tools, zpool and zfs (zfsutils-linux). */
+static void probe_zfs(struct cap *c)
+{
+	char how[DETAIL_LEN - 32], version[32] = "";
+	FILE *f;
+
+	if (!module_available("zfs", how, sizeof(how))) {
+		cap_set(c, false,
+			"no zfs module (OpenZFS is not in mainline Linux; "
+			"Debian builds it with zfs-dkms)");
+		return;
+	}
+	if (!in_path("zpool") || !in_path("zfs")) {
+		cap_set(c, false,
+			"%s, but no zpool/zfs tools in PATH "
+			"(zfsutils-linux)",
+			how);
+		return;
+	}
+	f = fopen("/sys/module/zfs/version", "re");
+	if (f) {
+		if (fgets(version, sizeof(version), f))
+			version[strcspn(version, "\n")] = '\0';
+		fclose(f);
+	}
+	cap_set(c, true, "OpenZFS %s: %s", version[0] ? version : "?", how);
+}
+
 static void probe_storage(struct capabilities *caps)
 {
 	char how[DETAIL_LEN - 32];
@@ -233,9 +281,7 @@ static void probe_storage(struct capabilities *caps)
 	     module_available("ecryptfs", how, sizeof(how));
 	cap_set(&caps->ecryptfs, ok, "%s", ok ? "ecryptfs filesystem" : how);
 
-	ok = file_has("/proc/filesystems", "zfs") ||
-	     module_available("zfs", how, sizeof(how));
-	cap_set(&caps->zfs, ok, "%s", ok ? "zfs filesystem" : how);
+	probe_zfs(&caps->zfs);
 }
 
 static void probe_io_uring(struct capabilities *caps)

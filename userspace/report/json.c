@@ -140,6 +140,25 @@ static struct json_object *encryption_json(const struct target_info *t)
 	return built(o, err);
 }
 
+static struct json_object *zfs_json(const struct zfs_info *z)
+{
+	struct json_object *o = json_object_new_object();
+	int err = 0;
+
+	if (!o)
+		return NULL;
+	err |= jadd_str(o, "dataset", z->dataset);
+	err |= jadd_u64(o, "objset_id", z->objset_id);
+	err |= jadd_str(o, "encryption", z->encryption);
+	err |= jadd_str(o, "keystatus", z->keystatus);
+	err |= jadd_str(o, "keyformat", z->keyformat);
+	err |= jadd_str(o, "compression", z->compression);
+	err |= jadd_u64(o, "recordsize", z->recordsize);
+	err |= jadd_str(o, "version", z->version);
+	err |= jadd_str(o, "direct", z->direct);
+	return built(o, err);
+}
+
 static struct json_object *target_json(const void *item)
 {
 	const struct target_info *t = item;
@@ -161,6 +180,8 @@ static struct json_object *target_json(const void *item)
 	else
 		err |= json_object_object_add(o, "encryption", NULL) ? -1 : 0;
 	err |= jadd_bool(o, "verified_encrypted", t->verified_encrypted);
+	if (t->zfs.dataset[0])
+		err |= jadd(o, "zfs", zfs_json(&t->zfs));
 	err |= jadd(o, "notes",
 		    str_array(t->notes, clamp_n(t->nr_notes, MAX_NOTES)));
 	return built(o, err);

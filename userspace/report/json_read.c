@@ -146,10 +146,24 @@ static void encryption_from(int *err, struct json_object *o,
 	jget_bool(err, o, "hw_accel", &t->encryption.hw_accel);
 }
 
+static void zfs_from(int *err, struct json_object *o, struct zfs_info *z)
+{
+	jget_str(err, o, "dataset", z->dataset, sizeof(z->dataset));
+	jget_u64(err, o, "objset_id", &z->objset_id);
+	jget_str(err, o, "encryption", z->encryption, sizeof(z->encryption));
+	jget_str(err, o, "keystatus", z->keystatus, sizeof(z->keystatus));
+	jget_str(err, o, "keyformat", z->keyformat, sizeof(z->keyformat));
+	jget_str(err, o, "compression", z->compression,
+		 sizeof(z->compression));
+	jget_u64(err, o, "recordsize", &z->recordsize);
+	jget_str(err, o, "version", z->version, sizeof(z->version));
+	jget_str(err, o, "direct", z->direct, sizeof(z->direct));
+}
+
 static void target_from(int *err, struct json_object *o, void *item)
 {
 	struct target_info *t = item;
-	struct json_object *enc;
+	struct json_object *enc, *zfs;
 
 	jget_str(err, o, "name", t->name, sizeof(t->name));
 	jget_str(err, o, "kind", t->kind, sizeof(t->kind));
@@ -165,6 +179,9 @@ static void target_from(int *err, struct json_object *o, void *item)
 		encryption_from(err, enc, t);
 	jctx_pop();
 	jget_bool(err, o, "verified_encrypted", &t->verified_encrypted);
+	/* Absent: not a ZFS dataset. */
+	if (json_object_object_get_ex(o, "zfs", &zfs) && zfs)
+		zfs_from(err, zfs, &t->zfs);
 	read_strs(err, o, "notes", MAX_NOTES, t->notes, &t->nr_notes);
 }
 

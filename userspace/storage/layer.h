@@ -31,7 +31,10 @@ struct verify_loc {
 	char path[PATH_LEN]; /* the file, while at the folder levels */
 	char dev[NAME_LEN];  /* the device, once a filesystem has mapped it */
 	uint64_t offset;     /* bytes into dev */
-	uint64_t length;     /* bytes to read there */
+	uint64_t length;     /* bytes to read there (0 with scan: to the end) */
+	/* The data is somewhere in [offset, offset + length): read it all
+	 * (ZFS, which has no FIEMAP, may put a block anywhere on its vdev). */
+	bool scan;
 };
 
 struct layer_env {
@@ -75,6 +78,8 @@ extern const struct layer_ops loop_layer;
 extern const struct layer_ops ext4_layer;
 extern const struct layer_ops fscrypt_layer;
 extern const struct layer_ops dmcrypt_layer;
+extern const struct layer_ops zpool_layer;
+extern const struct layer_ops zfs_dataset_layer;
 
 /* Shared helpers (layer.c). Each returns 0 or negative errno. */
 int layer_add_device(struct target_info *ti, const char *devname,
@@ -82,5 +87,10 @@ int layer_add_device(struct target_info *ti, const char *devname,
 /* Run argv, wait, return its exit status (or negative errno); its stdout
  * goes to /dev/null, the first line of its stderr is printed on failure. */
 int run_cmd(char *const argv[]);
+/* run_cmd with `in` (inlen bytes, at most 4 KiB: a key, not a stream) on
+ * its stdin, never on its command line, and the first outlen - 1 bytes
+ * of its stdout in out (NUL-terminated); in and out may be NULL. */
+int run_cmd_io(char *const argv[], const void *in, size_t inlen, char *out,
+	       size_t outlen);
 
 #endif /* ENCBENCH_LAYER_H */

@@ -15,9 +15,13 @@ extern const struct target_kind plain_target;
 extern const struct target_kind fscrypt_target;
 extern const struct target_kind luks2_target;
 extern const struct target_kind ecryptfs_target;
+extern const struct target_kind zfs_off_target;
+extern const struct target_kind zfs_target;
 
 static const struct target_kind *const kind_table[] = {
-	&plain_target, &fscrypt_target, &luks2_target, &ecryptfs_target, NULL,
+	&plain_target,	  &fscrypt_target, &luks2_target,
+	&ecryptfs_target, &zfs_off_target, &zfs_target,
+	NULL,
 };
 
 const struct target_kind *const *target_list(void)

@@ -25,12 +25,21 @@ struct luks_options {
 	uint32_t flags; /* CRYPT_ACTIVATE_* performance flags */
 };
 
+/* ZFS choices (--zfs-*), used by the dataset layer; "" for the report's:
+ * aes-256-gcm, a raw key, lz4. */
+struct zfs_options {
+	char encryption[NAME_LEN / 2]; /* of the encrypted dataset */
+	char keyformat[NAME_LEN / 2];  /* raw | passphrase */
+	char compression[NAME_LEN / 2]; /* of both datasets */
+};
+
 struct target_config {
 	const char *name;    /* target name as shown in reports */
 	const char *scratch; /* our private scratch folder (already created) */
 	uint64_t fs_bytes;   /* filesystem size to create */
 	const char *path;    /* user targets: the existing directory */
 	struct luks_options luks;
+	struct zfs_options zfs;
 };
 
 struct target_kind {
@@ -43,6 +52,9 @@ struct target_kind {
 	/* Why O_DIRECT cannot work here, or NULL: workloads that need it
 	 * are "not applicable" on this kind. */
 	const char *no_direct_io;
+	/* The kind this one is compared with when both are in a run (the
+	 * same stack without encryption), or NULL: the run's first target. */
+	const char *baseline;
 };
 
 struct target {

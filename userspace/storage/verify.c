@@ -57,6 +57,34 @@ static int locate(const struct target *t, struct verify_loc *loc)
 	return loc->dev[0] ? 0 : -ENODEV;
 }
 
+/*
+ * loc.scan: the probe may be anywhere on the device. Read it all, block
+ * aligned chunk by chunk (the probe's first block is block aligned on the
+ * device, so it never straddles two chunks): 1 found, 0 not, or -errno.
+ */
+static int scan_device(int dfd, const struct verify_loc *loc,
+		       const unsigned char *data, unsigned char *raw)
+{
+	off_t end = lseek(dfd, 0, SEEK_END);
+	uint64_t off = loc->offset & ~(uint64_t)(BLK - 1);
+	ssize_t n;
+
+	if (end < 0)
+		return -errno;
+	if (loc->length && loc->offset + loc->length < (uint64_t)end)
+		end = loc->offset + loc->length;
+	for (; off < (uint64_t)end; off += n) {
+		n = pread(dfd, raw, RAW_BYTES, off);
+		if (n < 0)
+			return -errno;
+		if (n < BLK)
+			break;
+		if (memmem(raw, n, data, BLK))
+			return 1;
+	}
+	return 0;
+}
+
 int verify_plaintext_on_device(struct target *t)
 {
 	char path[PATH_LEN + 32], dev[NAME_LEN + 8] = "?";
@@ -87,6 +115,10 @@ int verify_plaintext_on_device(struct target *t)
 	loc.length &= ~(uint64_t)(BLK - 1);
 	errno = 0;
 	dfd = open(dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (dfd >= 0 && loc.scan) {
+		err = scan_device(dfd, &loc, data, raw);
+		goto cleanup;
+	}
 	if (dfd < 0 || (n = pread(dfd, raw, loc.length, loc.offset)) < BLK) {
 		err = -errno ?: -EIO;
 		goto cleanup;

@@ -39,6 +39,10 @@ struct tracer {
 	/* How dm-crypt's inline crypto (no workqueue) is timed, if at all. */
 	enum enc_method dmx;
 	struct crypt_work_plan cw;
+	/* ZFS's encryption, where the zfs module is loaded (zfscrypt.c);
+	 * NULL with the reason in zfs_why otherwise. */
+	struct zfscrypt *zc;
+	char zfs_why[DETAIL_LEN];
 	struct trace_filter filter;
 	struct wait_tracer wait;
 	/* The open window, and what the closed ones of this phase add up to
@@ -296,6 +300,48 @@ static unsigned int dm_major(void)
 	return found;
 }
 
+/* Optional: without it only ZFS targets lose `crypt`, with the reason. */
+static void zfs_open(struct tracer *tr, const struct capabilities *caps,
+		     const struct ksyms *ks)
+{
+	const char *why = zfscrypt_unavailable(caps, ks);
+
+	if (why)
+		snprintf(tr->zfs_why, sizeof(tr->zfs_why), "%s", why);
+	else
+		zfscrypt_open(&tr->zc, tr->zfs_why, sizeof(tr->zfs_why));
+}
+
+/* A ZFS target's crypt is ZFS's own, not the kernel crypto work the main
+ * programs see (ZFS uses neither workqueues nor the crypto API). */
+static void zfs_overlay(struct tracer *tr, struct trace_snapshot *snap)
+{
+	char who[NR_OPS][DETAIL_LEN / 2];
+
+	snprintf(snap->sources[LAYER_CRYPT_QUEUE], DETAIL_LEN,
+		 "not measured: ZFS queues its encryption in its own taskqs "
+		 "(z_wr_iss, z_rd_int), not on a workqueue");
+	snap->available[LAYER_CRYPT_QUEUE] = false;
+	memset(snap->stats[LAYER_CRYPT_QUEUE], 0,
+	       sizeof(snap->stats[LAYER_CRYPT_QUEUE]));
+	memset(snap->stats[LAYER_CRYPT], 0, sizeof(snap->stats[LAYER_CRYPT]));
+	if (!tr->zc) {
+		snprintf(snap->sources[LAYER_CRYPT], DETAIL_LEN,
+			 "unavailable: %s", tr->zfs_why);
+		snap->available[LAYER_CRYPT] = false;
+		return;
+	}
+	zfscrypt_end(tr->zc, snap->stats[LAYER_CRYPT], who);
+	snap->available[LAYER_CRYPT] = true;
+	snap->unavailable_op[LAYER_CRYPT][EB_OP_READ] = false;
+	snap->unavailable_op[LAYER_CRYPT][EB_OP_WRITE] = false;
+	snprintf(snap->sources[LAYER_CRYPT], DETAIL_LEN,
+		 "kprobe:spa_do_crypt_abd (ZFS encryption, the target's "
+		 "datasets%s%s%s%s)",
+		 who[EB_OP_READ][0] ? "; read: " : "", who[EB_OP_READ],
+		 who[EB_OP_WRITE][0] ? "; write: " : "", who[EB_OP_WRITE]);
+}
+
 int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 	       size_t why_len)
 {
@@ -390,6 +436,7 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 		tr->available[l] = l != LAYER_CPU_WAIT;
 	crypt_availability(&tr->cw, enc, tr->available, tr->unavailable_op);
 	tr->dm_major = dm_major();
+	zfs_open(tr, caps, ks);
 	*out = tr;
 	tr = NULL;
 out:
@@ -475,6 +522,8 @@ static void window_open(struct tracer *tr)
 		return;
 	tr->opened_ns = now_ns();
 	__atomic_store_n(&tr->skel->bss->tracing_on, 1, __ATOMIC_SEQ_CST);
+	if (tr->zc)
+		zfscrypt_window(tr->zc, true);
 	kernel_requests(&tr->filter, tr->kreq_begin, true);
 	tr->misses_begin = recursion_misses(tr->skel);
 	tr->window_open = true;
@@ -488,6 +537,8 @@ static void window_close(struct tracer *tr)
 		return;
 	kernel_requests(&tr->filter, kreq, false);
 	__atomic_store_n(&tr->skel->bss->tracing_on, 0, __ATOMIC_SEQ_CST);
+	if (tr->zc)
+		zfscrypt_window(tr->zc, false);
 	for (int op = 0; op < NR_OPS; op++)
 		if (kreq[op] > tr->kreq_begin[op])
 			tr->kreq_acc[op] += kreq[op] - tr->kreq_begin[op];
@@ -533,6 +584,10 @@ int trace_begin(struct tracer *tr, const struct trace_filter *f)
 		if (tr->dm_major && f->major[i] == tr->dm_major)
 			tr->filter_has_dm = true;
 	}
+	if (err)
+		return err;
+	if (tr->zc)
+		err = zfscrypt_begin(tr->zc, f->zfs_objsets, f->nr_zfs_objsets);
 	if (err)
 		return err;
 	tr->filter = *f;
@@ -616,6 +671,8 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 			 "without workqueue)",
 			 enc_name(tr->dmx));
 	}
+	if (tr->filter.nr_zfs_objsets)
+		zfs_overlay(tr, snap);
 	memcpy(snap->kernel_requests, tr->kreq_acc, sizeof(tr->kreq_acc));
 	wait_read(&tr->wait, tr->skel, &snap->wait);
 	snap->wall_s = (double)tr->wall_acc_ns / 1e9;
@@ -645,6 +702,7 @@ void trace_close(struct tracer *tr)
 	if (!tr)
 		return;
 	wait_close(&tr->wait);
+	zfscrypt_close(tr->zc);
 	attrib_bpf__destroy(tr->skel);
 	free(tr);
 }

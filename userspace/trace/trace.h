@@ -30,6 +30,10 @@ struct trace_filter {
 	 * none), and a cgroup v2 id whose tasks count (0: none). */
 	pid_t pid;
 	uint64_t cgroup_id;
+	/* ZFS targets: the objset ids of their datasets, whose encryption
+	 * is the `crypt` layer (ZFS encrypts in its own pipeline). */
+	int nr_zfs_objsets;
+	uint64_t zfs_objsets[MAX_TARGET_DEVS];
 };
 
 /* The wait decomposition's raw counters (trace/wait.c). */

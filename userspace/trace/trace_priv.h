@@ -122,4 +122,19 @@ void wait_close(struct wait_tracer *w);
 void kernel_requests(const struct trace_filter *f, uint64_t out[NR_OPS],
 		     bool inflight);
 
+/* zfscrypt.c: ZFS's own encryption (kprobes on spa_do_crypt_abd). */
+struct zfscrypt;
+
+/* Why it cannot be traced here (ks may be NULL), or NULL if it can. */
+const char *zfscrypt_unavailable(const struct capabilities *caps,
+				 const struct ksyms *ks);
+int zfscrypt_open(struct zfscrypt **out, char *why, size_t len);
+void zfscrypt_close(struct zfscrypt *zc);
+/* A phase counting only the datasets of these objset ids (n 0: all). */
+int zfscrypt_begin(struct zfscrypt *zc, const uint64_t *objsets, int n);
+void zfscrypt_window(struct zfscrypt *zc, bool open);
+/* The phase's crypt per op, and which threads did it (a phrase, or ""). */
+void zfscrypt_end(struct zfscrypt *zc, struct layer_stat out[NR_OPS],
+		  char who[NR_OPS][DETAIL_LEN / 2]);
+
 #endif

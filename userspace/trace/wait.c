@@ -27,14 +27,18 @@
 
 /* Crypto code by name prefix: cipher implementations and templates, the
  * crypto API, and the fscrypt, dm-crypt and blk-crypto functions around
- * them. Prefixes, not substrings: "obj_exts" is no xts. */
+ * them; ZFS's own (its ICP's gcm_/ccm_, zio and spa crypt functions: a
+ * reader decrypting a block from the ARC does it on its own CPU).
+ * Prefixes, not substrings: "obj_exts" is no xts. */
 static const char *const crypt_prefixes[] = {
-	"aes",	      "_aes",	"crypto_",   "__crypto_",   "fscrypt_",
-	"__fscrypt_", "xts_",	"skcipher_", "lskcipher_",  "gf128mul_",
-	"ecb_",	      "cbc_",	"cipher_",   "chacha",	    "poly1305",
-	"ghash",      "crypt_", "kcryptd_",  "blk_crypto_", "decrypt_",
-	"encrypt_",   "essiv_", "adiantum",  "nhpoly1305",  "serpent",
-	"twofish",    "sm4",
+	"aes",	      "_aes",	    "crypto_",	     "__crypto_",
+	"fscrypt_",   "__fscrypt_", "xts_",	     "skcipher_",
+	"lskcipher_", "gf128mul_",  "ecb_",	     "cbc_",
+	"cipher_",    "chacha",	    "poly1305",	     "ghash",
+	"crypt_",     "kcryptd_",   "blk_crypto_",   "decrypt_",
+	"encrypt_",   "essiv_",	    "adiantum",	     "nhpoly1305",
+	"serpent",    "twofish",    "sm4",	     "gcm_",
+	"ccm_",	      "zio_crypt_", "zio_do_crypt_", "spa_do_crypt_",
 };
 
 static bool crypt_symbol(const char *name)

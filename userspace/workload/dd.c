@@ -18,6 +18,7 @@
 #include "workload.h"
 #include "../common/parse.h"
 #include "../storage/target.h"
+#include "../storage/zfs.h"
 
 #define DD_BS	(1u << 20)
 #define DD_POOL (8u << 20) /* random pool cycled through: incompressible */
@@ -126,6 +127,8 @@ static const char *dd_not_applicable(const struct target *t, const void *p)
 static const char *dd_caveat(const struct target *t, const void *p)
 {
 	(void)p;
+	if (zfs_direct_caveat(&t->info.zfs))
+		return zfs_direct_caveat(&t->info.zfs);
 	if (!strcmp(t->info.kind, "fscrypt"))
 		return "O_DIRECT on fscrypt without inline encryption is "
 		       "buffered I/O in disguise (the kernel falls back to "

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ZFS native encryption: the `crypt` layer of a ZFS dataset. ZFS does not
+ * use the kernel's crypto API nor a workqueue: every block is encrypted
+ * (zio_encrypt, a write pipeline stage in the z_wr_iss taskq threads) and
+ * decrypted (zio_decrypt, a read transform run in the z_rd_int threads, or
+ * arc_hdr_decrypt in the reader) through one function,
+ *
+ *   int spa_do_crypt_abd(boolean_t encrypt, spa_t *spa,
+ *                        const zbookmark_phys_t *zb, ...)
+ *
+ * (module/zfs/dsl_crypt.c), timed here from entry to return per thread.
+ * Kprobes, not fentry: Debian's zfs-dkms modules carry no BTF (kbuild
+ * skips it without the kernel's vmlinux), and fentry needs it. OpenZFS's
+ * own tracepoints are compiled out on Debian's kernels (configure finds
+ * DECLARE_EVENT_CLASS unusable for a CDDL module) and have none for crypto.
+ *
+ * Only the target's datasets count: the first member of zbookmark_phys_t
+ * is the objset id (zb_objset, on-disk format, stable), which user space
+ * reads as the dataset's `objsetid` property.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+
+#include "attrib.h"
+#include "maps.bpf.h"
+#include "zfscrypt.h"
+
+#define MAX_THREADS 4096
+
+/* Set by user space at each phase. */
+__u32 tracing_on = 0;
+
+/* Objset ids of the target's datasets; none: count every dataset. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, ZFS_MAX_OBJSETS);
+	__type(key, __u64);
+	__type(value, __u8);
+} objsets SEC(".maps");
+__u32 filter_objsets = 0;
+
+/* crypt per op (enum eb_op), as attrib.bpf.c's stats[LAYER_CRYPT]. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NR_OPS);
+	__type(key, __u32);
+	__type(value, struct layer_stat);
+} stats SEC(".maps");
+
+/* Calls per (thread kind, op): who does the crypto (see zfscrypt.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, ZFS_NR_WORKERS *NR_OPS);
+	__type(key, __u32);
+	__type(value, __u64);
+} workers SEC(".maps");
+
+struct call {
+	__u64 ts;
+	__u32 op;
+	__u32 pad;
+};
+
+/* Calls in flight by thread id: the function does not sleep across
+ * threads, and does not recurse. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct call);
+} calls SEC(".maps");
+
+/* The ZFS taskq threads are named after their queue: z_rd_int_0, ... */
+static __always_inline __u32 worker_kind(void)
+{
+	char comm[16];
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	if (comm[0] != 'z' || comm[1] != '_')
+		return ZFS_WORKER_CALLER;
+	if (comm[2] == 'r' && comm[3] == 'd')
+		return ZFS_WORKER_RD; /* z_rd_int, z_rd_iss */
+	if (comm[2] == 'w' && comm[3] == 'r')
+		return ZFS_WORKER_WR; /* z_wr_iss, z_wr_int */
+	return ZFS_WORKER_OTHER_TASKQ;
+}
+
+SEC("kprobe/spa_do_crypt_abd")
+int BPF_KPROBE(zfs_crypt_enter, int encrypt, void *spa, const __u64 *zb)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), key;
+	struct call c = {.op = encrypt ? EB_OP_WRITE : EB_OP_READ};
+	struct layer_stat *s;
+	__u64 objset = 0, *n;
+
+	if (!tracing_on)
+		return 0;
+	if (filter_objsets) {
+		bpf_probe_read_kernel(&objset, sizeof(objset), zb);
+		if (!bpf_map_lookup_elem(&objsets, &objset))
+			return 0;
+	}
+	s = bpf_map_lookup_elem(&stats, &c.op);
+	if (!s)
+		return 0;
+	c.ts = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&calls, &tid, &c, BPF_ANY)) {
+		__sync_fetch_and_add(&s->dropped, 1);
+		return 0;
+	}
+	stat_busy_begin(s, c.ts);
+	key = worker_kind() * NR_OPS + c.op;
+	n = bpf_map_lookup_elem(&workers, &key);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	return 0;
+}
+
+SEC("kretprobe/spa_do_crypt_abd")
+int BPF_KRETPROBE(zfs_crypt_exit)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 now = bpf_ktime_get_ns(), ts;
+	struct layer_stat *s;
+	struct call *c;
+	__u32 op;
+
+	c = bpf_map_lookup_elem(&calls, &tid);
+	if (!c)
+		return 0;
+	ts = c->ts;
+	op = c->op;
+	/* Whoever deletes the entry accounts for it (user space clears the
+	 * map between phases). */
+	if (bpf_map_delete_elem(&calls, &tid))
+		return 0;
+	s = bpf_map_lookup_elem(&stats, &op);
+	if (!s)
+		return 0;
+	stat_record(s, now > ts ? now - ts : 0);
+	stat_busy_end(s, now);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

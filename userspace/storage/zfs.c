@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ZFS native encryption, as the ZFS dd report compared it: two datasets on
+ * one pool, one `encryption=aes-256-gcm` (--zfs-encryption), one
+ * `encryption=off`, the same compression (--zfs-compression, default lz4).
+ * Two layers:
+ *   `zpool`:   one pool per run on a loop device over a sparse file in our
+ *              scratch folder, shared by the ZFS targets of the run (the
+ *              first one creates it, the last one destroys it);
+ *   `dataset`: a dataset on that pool, mounted in our scratch folder.
+ * ZFS has no C library Debian maintains for this (libzfs is not a stable
+ * API), so the zpool/zfs tools do it; keys go to them through a pipe on
+ * stdin, never on a command line or in a file, from mlock'ed memory that
+ * is wiped right after.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "target.h"
+#include "zfs.h"
+
+#define MiB (1024ull * 1024)
+/* ZFS keeps back min(128 MiB, half the pool) as slop space (2.1). */
+#define POOL_EXTRA (256 * MiB)
+#define KEY_BYTES  32 /* keyformat=raw: exactly 32 bytes */
+#define PASS_CHARS 32
+
+/* The run's one pool and what it stands on. */
+static struct {
+	int refs;
+	char name[NAME_LEN];
+	bool created;
+	struct stack_layer loop; /* the loop layer, used whole */
+} pool;
+
+const char *zfs_unavailable(const struct capabilities *caps)
+{
+	if (!caps->loop.ok)
+		return caps->loop.detail;
+	return caps->zfs.ok ? NULL : caps->zfs.detail;
+}
+
+/* ---- zpool --------------------------------------------------------- */
+
+static int pool_create(const struct layer_env *env)
+{
+	static const struct stack_point nothing;
+	struct target_config c = *env->cfg;
+	struct layer_env lenv = {.cfg = &c, .name = "zpool", .below = &nothing};
+	char vdev[NAME_LEN + 8];
+	unsigned int r;
+	int err;
+
+	/* Room for both datasets' files at once, plus ZFS's slop. */
+	c.fs_bytes = 2 * env->cfg->fs_bytes + POOL_EXTRA;
+	pool.loop.ops = &loop_layer;
+	pool.loop.priv = calloc(1, loop_layer.priv_size);
+	if (!pool.loop.priv)
+		return -ENOMEM;
+	err = loop_layer.setup(&pool.loop, &lenv);
+	if (err)
+		return err;
+	if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+		return -EIO;
+	/* Our own name: never an existing pool, and findable by teardown. */
+	snprintf(pool.name, sizeof(pool.name), "encbench-%08x", r);
+	snprintf(vdev, sizeof(vdev), "/dev/%s", pool.loop.exposed.dev);
+	{
+		/* cachefile=none: the pool is never imported at boot; no
+		 * mountpoint for its root dataset. */
+		char *argv[] = {"zpool",     "create", "-o",
+				"ashift=12", "-o",     "cachefile=none",
+				"-m",	     "none",   pool.name,
+				vdev,	     NULL};
+
+		/* Ours from here even if zpool is interrupted half way:
+		 * teardown destroys it if the kernel has it. */
+		pool.created = true;
+		err = run_cmd(argv);
+	}
+	if (err) {
+		fprintf(stderr,
+			"encbench-trace: zpool create %s on %s failed\n",
+			pool.name, vdev);
+		return err < 0 ? err : -EIO;
+	}
+	loop_layer.held(&pool.loop);
+	return 0;
+}
+
+/* Imported in the kernel? Every imported pool has its kstat folder. */
+static bool pool_imported(const char *name)
+{
+	char path[NAME_LEN + 32];
+
+	snprintf(path, sizeof(path), "/proc/spl/kstat/zfs/%s", name);
+	return access(path, F_OK) == 0;
+}
+
+static void pool_destroy(void)
+{
+	if (pool.created && pool_imported(pool.name)) {
+		char *argv[] = {"zpool", "destroy", "-f", pool.name, NULL};
+
+		if (run_cmd(argv))
+			fprintf(stderr,
+				"encbench-trace: zpool destroy %s failed\n",
+				pool.name);
+		pool.created = false;
+	}
+	if (pool.loop.priv) {
+		loop_layer.teardown(&pool.loop);
+		explicit_bzero(pool.loop.priv, loop_layer.priv_size);
+		free(pool.loop.priv);
+		pool.loop.priv = NULL;
+	}
+	pool.name[0] = '\0';
+}
+
+struct zpool_priv {
+	bool ref; /* holds one reference on the pool */
+};
+
+static int zpool_setup(struct stack_layer *l, const struct layer_env *env)
+{
+	struct zpool_priv *p = l->priv;
+	int err = 0;
+
+	if (!pool.refs)
+		err = pool_create(env);
+	pool.refs++;
+	p->ref = true;
+	if (err)
+		return err;
+	snprintf(l->exposed.dev, sizeof(l->exposed.dev), "%s",
+		 pool.loop.exposed.dev);
+	return 0;
+}
+
+static void zpool_describe(const struct stack_layer *l, struct target_info *ti)
+{
+	(void)l;
+	layer_add_device(ti, pool.loop.exposed.dev, "backing");
+}
+
+/* ZFS writes blocks anywhere on its vdev: look on all of it. */
+static int zpool_locate(const struct stack_layer *l, struct verify_loc *loc)
+{
+	(void)l;
+	snprintf(loc->dev, sizeof(loc->dev), "%s", pool.loop.exposed.dev);
+	loc->offset = 0;
+	loc->length = 0; /* to the end */
+	loc->scan = true;
+	return 0;
+}
+
+static void zpool_teardown(struct stack_layer *l)
+{
+	struct zpool_priv *p = l->priv;
+
+	if (p->ref && --pool.refs == 0)
+		pool_destroy();
+	p->ref = false;
+}
+
+const struct layer_ops zpool_layer = {
+	.name = "zpool",
+	.priv_size = sizeof(struct zpool_priv),
+	.setup = zpool_setup,
+	.describe = zpool_describe,
+	.locate = zpool_locate,
+	.teardown = zpool_teardown,
+};
+
+/* ---- dataset ------------------------------------------------------- */
+
+struct dataset_priv {
+	char name[DETAIL_LEN]; /* pool/target, once created */
+	char mnt[PATH_LEN];
+	struct zfs_info info;
+};
+
+/* The key, or passphrase, in mlock'ed memory: 0 or negative errno. */
+struct zfs_key {
+	unsigned char bytes[PASS_CHARS + 1];
+	size_t len;
+};
+
+static int make_key(struct zfs_key *k, bool passphrase)
+{
+	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn"
+				    "opqrstuvwxyz0123456789+/";
+
+	if (mlock(k, sizeof(*k)) < 0)
+		return -errno;
+	k->len = passphrase ? PASS_CHARS + 1 : KEY_BYTES;
+	if (getrandom(k->bytes, k->len, 0) != (ssize_t)k->len)
+		return -EIO;
+	if (passphrase) {
+		/* 6 random bits per character: 192 bits, one line. */
+		for (size_t i = 0; i < PASS_CHARS; i++)
+			k->bytes[i] = chars[k->bytes[i] & 63];
+		k->bytes[PASS_CHARS] = '\n';
+	}
+	return 0;
+}
+
+static void wipe_key(struct zfs_key *k)
+{
+	explicit_bzero(k, sizeof(*k));
+	munlock(k, sizeof(*k));
+}
+
+static int dataset_create(struct dataset_priv *p, const char *name,
+			  const struct layer_env *env, const char *enc)
+{
+	const struct target_config *cfg = env->cfg;
+	bool encrypted = strcmp(enc, "off") != 0;
+	bool passphrase = !strcmp(cfg->zfs.keyformat, "passphrase");
+	char o_enc[NAME_LEN], o_comp[NAME_LEN], o_mnt[PATH_LEN + 16];
+	char o_fmt[NAME_LEN];
+	char *argv[20];
+	struct zfs_key key = {0};
+	int n = 0, err;
+
+	snprintf(o_enc, sizeof(o_enc), "encryption=%s", enc);
+	snprintf(o_comp, sizeof(o_comp), "compression=%s",
+		 cfg->zfs.compression[0] ? cfg->zfs.compression : "lz4");
+	snprintf(o_mnt, sizeof(o_mnt), "mountpoint=%s", p->mnt);
+	snprintf(o_fmt, sizeof(o_fmt), "keyformat=%s",
+		 passphrase ? "passphrase" : "raw");
+	argv[n++] = "zfs";
+	argv[n++] = "create";
+	argv[n++] = "-o";
+	argv[n++] = o_enc;
+	if (encrypted) {
+		argv[n++] = "-o";
+		argv[n++] = o_fmt;
+		/* prompt with stdin not a terminal: read from the pipe. */
+		argv[n++] = "-o";
+		argv[n++] = "keylocation=prompt";
+		if (passphrase) {
+			/* The floor ZFS allows: a throwaway benchmark key,
+			 * and the PBKDF runs only when the key loads. */
+			argv[n++] = "-o";
+			argv[n++] = "pbkdf2iters=100000";
+		}
+	}
+	argv[n++] = "-o";
+	argv[n++] = o_comp;
+	argv[n++] = "-o";
+	argv[n++] = o_mnt;
+	argv[n++] = (char *)name;
+	argv[n] = NULL;
+	if (encrypted) {
+		err = make_key(&key, passphrase);
+		if (!err)
+			err = run_cmd_io(argv, key.bytes, key.len, NULL, 0);
+		wipe_key(&key);
+	} else {
+		/* Ours from here even if zpool is interrupted half way:
+		 * teardown destroys it if the kernel has it. */
+		pool.created = true;
+		err = run_cmd(argv);
+	}
+	if (err) {
+		fprintf(stderr, "encbench-trace: zfs create %s (%s) failed\n",
+			name, o_enc);
+		return err < 0 ? err : -EIO;
+	}
+	return 0;
+}
+
+static int dataset_setup(struct stack_layer *l, const struct layer_env *env)
+{
+	struct dataset_priv *p = l->priv;
+	const char *enc = env->arg	       ? env->arg
+			  : env->cfg->zfs.encryption[0] ? env->cfg->zfs.encryption
+						       : "aes-256-gcm";
+	char name[DETAIL_LEN];
+	int err;
+
+	snprintf(name, sizeof(name), "%s/%s", pool.name, env->name);
+	snprintf(p->mnt, sizeof(p->mnt), "%s/mnt-%s", env->cfg->scratch,
+		 env->name);
+	err = dataset_create(p, name, env, enc);
+	if (err) {
+		/* zfs create may have made the dataset before failing to
+		 * mount it: the pool's destruction takes it. */
+		return err;
+	}
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	err = zfs_dataset_info(p->name, &p->info);
+	if (err)
+		return err;
+	snprintf(l->exposed.mnt, sizeof(l->exposed.mnt), "%s", p->mnt);
+	snprintf(l->exposed.dir, sizeof(l->exposed.dir), "%s", p->mnt);
+	return 0;
+}
+
+static void dataset_describe(const struct stack_layer *l,
+			     struct target_info *ti)
+{
+	const struct dataset_priv *p = l->priv;
+
+	snprintf(ti->fs, sizeof(ti->fs), "zfs");
+	ti->zfs = p->info;
+	zfs_describe_encryption(&p->info, ti);
+}
+
+static void dataset_teardown(struct stack_layer *l)
+{
+	struct dataset_priv *p = l->priv;
+
+	if (p->name[0]) {
+		/* Unmounts it and, for an encryption root, unloads its key. */
+		char *argv[] = {"zfs", "destroy", "-f", p->name, NULL};
+
+		if (run_cmd(argv))
+			fprintf(stderr,
+				"encbench-trace: zfs destroy %s failed\n",
+				p->name);
+		p->name[0] = '\0';
+	}
+	/* zfs leaves the empty mount point behind; it is ours. */
+	if (p->mnt[0])
+		rmdir(p->mnt);
+}
+
+const struct layer_ops zfs_dataset_layer = {
+	.name = "dataset",
+	.priv_size = sizeof(struct dataset_priv),
+	.setup = dataset_setup,
+	.describe = dataset_describe,
+	.teardown = dataset_teardown,
+};
+
+static const struct layer_step zfs_recipe[] = {
+	{&zpool_layer, NULL},
+	{&zfs_dataset_layer, NULL}, /* --zfs-encryption */
+	{NULL, NULL},
+};
+
+static const struct layer_step zfs_off_recipe[] = {
+	{&zpool_layer, NULL},
+	{&zfs_dataset_layer, "off"},
+	{NULL, NULL},
+};
+
+const struct target_kind zfs_target = {
+	.kind = "zfs",
+	.help = "ZFS dataset, encryption=aes-256-gcm (--zfs-encryption), "
+		"lz4; baseline zfs-off",
+	.unavailable = zfs_unavailable,
+	.recipe = zfs_recipe,
+	.encrypted = true,
+	.baseline = "zfs-off",
+};
+
+const struct target_kind zfs_off_target = {
+	.kind = "zfs-off",
+	.help = "ZFS dataset, encryption=off, on the same pool as zfs",
+	.unavailable = zfs_unavailable,
+	.recipe = zfs_off_recipe,
+	.encrypted = false,
+};

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The `crypt` layer of ZFS datasets (zfscrypt.bpf.c): kprobes on
+ * spa_do_crypt_abd, the one function every ZFS block encryption and
+ * decryption goes through, filtered by the target's objset ids. Loaded
+ * only where the zfs module is; the rest of the tracer does not depend on
+ * it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "trace.h" /* first: the skeleton needs attrib.h's types */
+#include "zfscrypt.skel.h"
+#include "ksyms.h"
+#include "trace_priv.h"
+#include "../../bpf/zfscrypt.h"
+
+#define ZFS_CRYPT_FUNC "spa_do_crypt_abd"
+
+struct zfscrypt {
+	struct zfscrypt_bpf *skel;
+};
+
+/* Why the ZFS crypt layer cannot be traced here, or NULL if it can. */
+const char *zfscrypt_unavailable(const struct capabilities *caps,
+				 const struct ksyms *ks)
+{
+	if (access("/sys/module/zfs", F_OK))
+		return "the zfs module is not loaded";
+	if (!caps->kprobe.ok)
+		/* No fentry either: the zfs module has no BTF. */
+		return "needs kprobes (the zfs module has no BTF for fentry)";
+	if (ks && !ksyms_named(ks, ZFS_CRYPT_FUNC))
+		return ZFS_CRYPT_FUNC " is not in this zfs module";
+	return NULL;
+}
+
+int zfscrypt_open(struct zfscrypt **out, char *why, size_t len)
+{
+	struct zfscrypt *zc = calloc(1, sizeof(*zc));
+	int err;
+
+	*out = NULL;
+	if (!zc)
+		return -ENOMEM;
+	zc->skel = zfscrypt_bpf__open_and_load();
+	if (!zc->skel) {
+		err = -errno;
+		snprintf(why, len, "loading the ZFS kprobes: %s",
+			 strerror(-err));
+		goto cleanup;
+	}
+	err = zfscrypt_bpf__attach(zc->skel);
+	if (err) {
+		snprintf(why, len, "kprobe on " ZFS_CRYPT_FUNC ": %s",
+			 strerror(-err));
+		goto cleanup;
+	}
+	*out = zc;
+	return 0;
+cleanup:
+	zfscrypt_close(zc);
+	return err;
+}
+
+void zfscrypt_close(struct zfscrypt *zc)
+{
+	if (!zc)
+		return;
+	zfscrypt_bpf__destroy(zc->skel);
+	free(zc);
+}
+
+int zfscrypt_begin(struct zfscrypt *zc, const uint64_t *objsets, int n)
+{
+	struct layer_stat zero = {0};
+	__u64 nothing = 0;
+	__u8 one = 1;
+
+	__atomic_store_n(&zc->skel->bss->tracing_on, 0, __ATOMIC_SEQ_CST);
+	map_clear(zc->skel->maps.calls);
+	map_clear(zc->skel->maps.objsets);
+	for (__u32 k = 0; k < NR_OPS; k++)
+		bpf_map__update_elem(zc->skel->maps.stats, &k, sizeof(k), &zero,
+				     sizeof(zero), 0);
+	for (__u32 k = 0; k < ZFS_NR_WORKERS * NR_OPS; k++)
+		bpf_map__update_elem(zc->skel->maps.workers, &k, sizeof(k),
+				     &nothing, sizeof(nothing), 0);
+	for (int i = 0; i < n && i < ZFS_MAX_OBJSETS; i++)
+		if (bpf_map__update_elem(zc->skel->maps.objsets, &objsets[i],
+					 sizeof(objsets[i]), &one, sizeof(one),
+					 0))
+			return -errno;
+	zc->skel->bss->filter_objsets = n > 0;
+	zfscrypt_window(zc, true);
+	return 0;
+}
+
+void zfscrypt_window(struct zfscrypt *zc, bool open)
+{
+	__atomic_store_n(&zc->skel->bss->tracing_on, open, __ATOMIC_SEQ_CST);
+}
+
+/* Which threads did the crypto of op, as a phrase for the source text. */
+static void describe_workers(const __u64 n[ZFS_NR_WORKERS], char *buf,
+			     size_t len)
+{
+	static const char *const names[ZFS_NR_WORKERS] = {
+		[ZFS_WORKER_CALLER] = "outside ZFS's taskqs",
+		[ZFS_WORKER_RD] = "in z_rd_* taskq threads",
+		[ZFS_WORKER_WR] = "in z_wr_* taskq threads",
+		[ZFS_WORKER_OTHER_TASKQ] = "in other z_* taskq threads",
+	};
+	__u64 total = 0;
+	int best = 0;
+
+	for (int w = 0; w < ZFS_NR_WORKERS; w++) {
+		total += n[w];
+		if (n[w] > n[best])
+			best = w;
+	}
+	if (!total) {
+		buf[0] = '\0';
+		return;
+	}
+	snprintf(buf, len, "%.0f %% %s", 100.0 * n[best] / total, names[best]);
+}
+
+void zfscrypt_end(struct zfscrypt *zc, struct layer_stat out[NR_OPS],
+		  char who[NR_OPS][DETAIL_LEN / 2])
+{
+	__u64 n[ZFS_NR_WORKERS * NR_OPS] = {0};
+
+	zfscrypt_window(zc, false);
+	for (__u32 k = 0; k < NR_OPS; k++)
+		bpf_map__lookup_elem(zc->skel->maps.stats, &k, sizeof(k),
+				     &out[k], sizeof(out[k]), 0);
+	for (__u32 k = 0; k < ZFS_NR_WORKERS * NR_OPS; k++)
+		bpf_map__lookup_elem(zc->skel->maps.workers, &k, sizeof(k),
+				     &n[k], sizeof(n[k]), 0);
+	for (int op = 0; op < NR_OPS; op++) {
+		__u64 per[ZFS_NR_WORKERS];
+
+		for (int w = 0; w < ZFS_NR_WORKERS; w++)
+			per[w] = n[w * NR_OPS + op];
+		describe_workers(per, who[op], DETAIL_LEN / 2);
+	}
+}
