@@ -59,6 +59,14 @@ load_zfs() {
         insmod "$ZFS_DIR/modules/$ko" ||
             { ZFS_SKIP="insmod $ko failed (see the console log)"; return 1; }
     done <"$ZFS_DIR/load-order"
+    # ZFS opens file vdevs by path from its own kernel threads, whose root
+    # is still the initramfs (init.sh chroots a child, not itself): show
+    # them the folders pools may live in, at the same paths.
+    for d in /var/tmp /tmp; do
+        mkdir -p "/proc/1/root$d" &&
+            mount --no-canonicalize --bind "$d" "/proc/1/root$d" ||
+            log "cannot show $d to ZFS's kernel threads"
+    done
     ENCBENCH_VM_ZFS=$(cat /sys/module/zfs/version)
     export ENCBENCH_VM_ZFS
 }

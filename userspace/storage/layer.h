@@ -32,8 +32,9 @@ struct verify_loc {
 	char dev[NAME_LEN];  /* the device, once a filesystem has mapped it */
 	uint64_t offset;     /* bytes into dev */
 	uint64_t length;     /* bytes to read there (0 with scan: to the end) */
-	/* The data is somewhere in [offset, offset + length): read it all
-	 * (ZFS, which has no FIEMAP, may put a block anywhere on its vdev). */
+	/* The data is somewhere in [offset, offset + length) of dev, or of
+	 * the file at path when dev is "": read it all (ZFS, which has no
+	 * FIEMAP, may put a block anywhere on its vdev, a file). */
 	bool scan;
 };
 

@@ -54,7 +54,7 @@ static int locate(const struct target *t, struct verify_loc *loc)
 		if (err)
 			return err;
 	}
-	return loc->dev[0] ? 0 : -ENODEV;
+	return loc->dev[0] || loc->scan ? 0 : -ENODEV;
 }
 
 /*
@@ -74,6 +74,12 @@ static int scan_device(int dfd, const struct verify_loc *loc,
 	if (loc->length && loc->offset + loc->length < (uint64_t)end)
 		end = loc->offset + loc->length;
 	for (; off < (uint64_t)end; off += n) {
+		/* Holes of a sparse file hold nothing: skip them. */
+		off_t data_at = lseek(dfd, off, SEEK_DATA);
+
+		if (data_at < 0)
+			break; /* ENXIO: no data past off */
+		off = (uint64_t)data_at & ~(uint64_t)(BLK - 1);
 		n = pread(dfd, raw, RAW_BYTES, off);
 		if (n < 0)
 			return -errno;
@@ -109,6 +115,15 @@ int verify_plaintext_on_device(struct target *t)
 		err = locate(t, &loc);
 	if (err)
 		goto cleanup;
+	if (loc.scan && !loc.dev[0]) {
+		/* A file stands for the medium (ZFS's vdev): what its
+		 * filesystem holds, page cache included, is what the layer
+		 * above wrote. */
+		snprintf(dev, sizeof(dev), "%s", loc.path);
+		dfd = open(loc.path, O_RDONLY | O_CLOEXEC);
+		err = dfd < 0 ? -errno : scan_device(dfd, &loc, data, raw);
+		goto cleanup;
+	}
 	snprintf(dev, sizeof(dev), "/dev/%s", loc.dev);
 	/* O_DIRECT: the page cache of the block device may hold stale
 	 * blocks from mkfs; we want what is on the medium. */

@@ -4,9 +4,9 @@
  * one pool, one `encryption=aes-256-gcm` (--zfs-encryption), one
  * `encryption=off`, the same compression (--zfs-compression, default lz4).
  * Two layers:
- *   `zpool`:   one pool per run on a loop device over a sparse file in our
- *              scratch folder, shared by the ZFS targets of the run (the
- *              first one creates it, the last one destroys it);
+ *   `zpool`:   one pool per run on a sparse file in our scratch folder,
+ *              shared by the ZFS targets of the run (the first one
+ *              creates it, the last one destroys it);
  *   `dataset`: a dataset on that pool, mounted in our scratch folder.
  * ZFS has no C library Debian maintains for this (libzfs is not a stable
  * API), so the zpool/zfs tools do it; keys go to them through a pipe on
@@ -33,53 +33,71 @@
 #define KEY_BYTES  32 /* keyformat=raw: exactly 32 bytes */
 #define PASS_CHARS 32
 
-/* The run's one pool and what it stands on. */
+/* The run's one pool and the file it stands on. */
 static struct {
 	int refs;
 	char name[NAME_LEN];
 	bool created;
-	struct stack_layer loop; /* the loop layer, used whole */
+	char vdev[PATH_LEN]; /* ours to unlink, once created */
 } pool;
 
 const char *zfs_unavailable(const struct capabilities *caps)
 {
-	if (!caps->loop.ok)
-		return caps->loop.detail;
 	return caps->zfs.ok ? NULL : caps->zfs.detail;
 }
 
 /* ---- zpool --------------------------------------------------------- */
 
+/* The sparse file the pool stands on: 0 or negative errno. */
+static int make_vdev(const char *path, uint64_t bytes)
+{
+	int fd, err = 0;
+
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = -errno;
+		fprintf(stderr, "encbench-trace: cannot create %s: %s\n", path,
+			strerror(errno));
+		return err; /* not ours: never unlink it */
+	}
+	snprintf(pool.vdev, sizeof(pool.vdev), "%s", path);
+	if (ftruncate(fd, bytes) < 0) {
+		err = -errno;
+		fprintf(stderr, "encbench-trace: cannot size %s: %s\n", path,
+			strerror(errno));
+	}
+	close(fd);
+	return err;
+}
+
+/*
+ * A file vdev, not a loop device: given a whole disk, zpool partitions it
+ * and waits for udev to announce the partition, which never comes where
+ * udev does not run (the VM) and would need the loop device's partition
+ * scanning besides.
+ */
 static int pool_create(const struct layer_env *env)
 {
-	static const struct stack_point nothing;
-	struct target_config c = *env->cfg;
-	struct layer_env lenv = {.cfg = &c, .name = "zpool", .below = &nothing};
-	char vdev[NAME_LEN + 8];
+	char path[PATH_LEN];
 	unsigned int r;
 	int err;
 
 	/* Room for both datasets' files at once, plus ZFS's slop. */
-	c.fs_bytes = 2 * env->cfg->fs_bytes + POOL_EXTRA;
-	pool.loop.ops = &loop_layer;
-	pool.loop.priv = calloc(1, loop_layer.priv_size);
-	if (!pool.loop.priv)
-		return -ENOMEM;
-	err = loop_layer.setup(&pool.loop, &lenv);
+	snprintf(path, sizeof(path), "%s/zpool.img", env->cfg->scratch);
+	err = make_vdev(path, 2 * env->cfg->fs_bytes + POOL_EXTRA);
 	if (err)
 		return err;
 	if (getrandom(&r, sizeof(r), 0) != sizeof(r))
 		return -EIO;
 	/* Our own name: never an existing pool, and findable by teardown. */
 	snprintf(pool.name, sizeof(pool.name), "encbench-%08x", r);
-	snprintf(vdev, sizeof(vdev), "/dev/%s", pool.loop.exposed.dev);
 	{
 		/* cachefile=none: the pool is never imported at boot; no
 		 * mountpoint for its root dataset. */
-		char *argv[] = {"zpool",     "create", "-o",
-				"ashift=12", "-o",     "cachefile=none",
-				"-m",	     "none",   pool.name,
-				vdev,	     NULL};
+		char *argv[] = {"zpool",     "create",	       "-o",
+				"ashift=12", "-o",	       "cachefile=none",
+				"-m",	     "none",	       pool.name,
+				pool.vdev,   NULL};
 
 		/* Ours from here even if zpool is interrupted half way:
 		 * teardown destroys it if the kernel has it. */
@@ -87,12 +105,10 @@ static int pool_create(const struct layer_env *env)
 		err = run_cmd(argv);
 	}
 	if (err) {
-		fprintf(stderr,
-			"encbench-trace: zpool create %s on %s failed\n",
-			pool.name, vdev);
+		fprintf(stderr, "encbench-trace: zpool create %s on %s failed\n",
+			pool.name, pool.vdev);
 		return err < 0 ? err : -EIO;
 	}
-	loop_layer.held(&pool.loop);
 	return 0;
 }
 
@@ -116,11 +132,9 @@ static void pool_destroy(void)
 				pool.name);
 		pool.created = false;
 	}
-	if (pool.loop.priv) {
-		loop_layer.teardown(&pool.loop);
-		explicit_bzero(pool.loop.priv, loop_layer.priv_size);
-		free(pool.loop.priv);
-		pool.loop.priv = NULL;
+	if (pool.vdev[0]) {
+		unlink(pool.vdev);
+		pool.vdev[0] = '\0';
 	}
 	pool.name[0] = '\0';
 }
@@ -138,24 +152,15 @@ static int zpool_setup(struct stack_layer *l, const struct layer_env *env)
 		err = pool_create(env);
 	pool.refs++;
 	p->ref = true;
-	if (err)
-		return err;
-	snprintf(l->exposed.dev, sizeof(l->exposed.dev), "%s",
-		 pool.loop.exposed.dev);
-	return 0;
+	return err;
 }
 
-static void zpool_describe(const struct stack_layer *l, struct target_info *ti)
-{
-	(void)l;
-	layer_add_device(ti, pool.loop.exposed.dev, "backing");
-}
-
-/* ZFS writes blocks anywhere on its vdev: look on all of it. */
+/* ZFS writes blocks anywhere on its vdev: look at all of the file. */
 static int zpool_locate(const struct stack_layer *l, struct verify_loc *loc)
 {
 	(void)l;
-	snprintf(loc->dev, sizeof(loc->dev), "%s", pool.loop.exposed.dev);
+	snprintf(loc->path, sizeof(loc->path), "%s", pool.vdev);
+	loc->dev[0] = '\0';
 	loc->offset = 0;
 	loc->length = 0; /* to the end */
 	loc->scan = true;
@@ -175,7 +180,6 @@ const struct layer_ops zpool_layer = {
 	.name = "zpool",
 	.priv_size = sizeof(struct zpool_priv),
 	.setup = zpool_setup,
-	.describe = zpool_describe,
 	.locate = zpool_locate,
 	.teardown = zpool_teardown,
 };

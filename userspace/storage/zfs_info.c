@@ -145,6 +145,9 @@ static void icp_impl(const char *param, char *buf, size_t len)
 		return;
 	}
 	*close = '\0';
+	/* The list may end with a space. */
+	for (size_t n = strlen(close + 1); n && close[n] == ' '; n--)
+		close[n] = '\0';
 	last = strrchr(close + 1, ' ');
 	if (!strcmp(open + 1, "fastest") && last && last[1])
 		snprintf(buf, len, "fastest = %s", last + 1);

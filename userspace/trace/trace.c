@@ -591,7 +591,8 @@ int trace_begin(struct tracer *tr, const struct trace_filter *f)
 	if (err)
 		return err;
 	tr->filter = *f;
-	skel->bss->filter_devs = f->nr_devs > 0;
+	/* No device: a filter nothing passes (no dev_t is 0:0), not none. */
+	skel->bss->filter_devs = f->nr_devs > 0 || f->no_devices;
 	skel->bss->root_tgid = f->parent_tgid;
 	skel->bss->cgroup_id = f->cgroup_id;
 	if (f->pid > 0) {
@@ -671,6 +672,14 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 			 "without workqueue)",
 			 enc_name(tr->dmx));
 	}
+	if (tr->filter.no_devices)
+		for (int l = LAYER_BLK_QUEUE; l <= LAYER_DEVICE; l++) {
+			snprintf(snap->sources[l], DETAIL_LEN,
+				 "not applicable: the target has no block "
+				 "device of its own (its I/O goes through the "
+				 "filesystem of a file)");
+			snap->available[l] = false;
+		}
 	if (tr->filter.nr_zfs_objsets)
 		zfs_overlay(tr, snap);
 	memcpy(snap->kernel_requests, tr->kreq_acc, sizeof(tr->kreq_acc));

@@ -30,6 +30,9 @@ struct trace_filter {
 	 * none), and a cgroup v2 id whose tasks count (0: none). */
 	pid_t pid;
 	uint64_t cgroup_id;
+	/* The target has no block device of its own (a ZFS pool on a
+	 * file): the block layers count nothing and say why. */
+	bool no_devices;
 	/* ZFS targets: the objset ids of their datasets, whose encryption
 	 * is the `crypt` layer (ZFS encrypts in its own pipeline). */
 	int nr_zfs_objsets;
