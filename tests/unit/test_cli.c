@@ -204,6 +204,8 @@ static void test_workload_params(void **state)
 	workload_find("dd")->describe(cfg.wparams[0], &l);
 	assert_int_equal(l.p[0].i, 16 << 20);
 	config_free(&cfg);
+}
+
 /* zfs brings its own baseline, zfs-off, right before it; ZFS options
  * take ZFS's values only. */
 static void test_zfs_options(void **state)
