@@ -219,30 +219,47 @@ static bool stack_in_crypt(const struct wait_tracer *w, int fd, __u32 id)
 	return false;
 }
 
+/*
+ * Walk stack_counts once, each key at most once. get_next_key was seen
+ * (6.18, a map the tracer had stopped writing) to hand back the key it was
+ * given, forever: the walk is bounded by max_entries and a key already seen
+ * ends it, so a broken chain costs a partial split, never a hang.
+ */
 static void read_stacks(const struct wait_tracer *w, struct attrib_bpf *skel,
 			struct wait_snapshot *s)
 {
 	int fd = bpf_map__fd(skel->maps.stack_counts);
 	int sfd = bpf_map__fd(skel->maps.stacks);
-	struct stack_key key, next;
-	struct stack_key *prev = NULL;
+	__u32 max = bpf_map__max_entries(skel->maps.stack_counts);
+	struct stack_key *seen = calloc(max, sizeof(*seen));
+	struct stack_key next, *prev = NULL;
+	__u32 n = 0;
 	__u64 val;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &val) || key.op >= NR_OPS)
-			continue;
-		bool crypt = stack_in_crypt(w, sfd, key.stackid);
+	if (!seen)
+		return;
+	while (n < max && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		bool dup = false;
 
-		if (key.use == STACK_ONCPU_SAMPLE) {
-			s->samples[key.op] += val;
+		for (__u32 i = 0; i < n && !dup; i++)
+			dup = !memcmp(&seen[i], &next, sizeof(next));
+		if (dup)
+			break;
+		seen[n] = next;
+		prev = &seen[n++];
+		if (bpf_map_lookup_elem(fd, &next, &val) || next.op >= NR_OPS)
+			continue;
+		bool crypt = stack_in_crypt(w, sfd, next.stackid);
+
+		if (next.use == STACK_ONCPU_SAMPLE) {
+			s->samples[next.op] += val;
 			if (crypt)
-				s->crypt_samples[key.op] += val;
-		} else if (key.use == STACK_WAKER_NS && crypt) {
-			s->waker_crypt_ns[key.op] += val;
+				s->crypt_samples[next.op] += val;
+		} else if (next.use == STACK_WAKER_NS && crypt) {
+			s->waker_crypt_ns[next.op] += val;
 		}
 	}
+	free(seen);
 }
 
 void wait_read(const struct wait_tracer *w, struct attrib_bpf *skel,
