@@ -99,6 +99,7 @@ static void test_defaults(void **state)
 	assert_string_equal(cfg.scratch, "/var/tmp");
 	assert_true(cfg.trace);
 	assert_true(cfg.drop_caches);
+	config_free(&cfg);
 }
 
 static void test_options(void **state)
@@ -125,6 +126,7 @@ static void test_options(void **state)
 	assert_true(cfg.quiet);
 	assert_string_equal(cfg.scratch, "/tmp");
 	assert_string_equal(cfg.output, "/tmp/out");
+	config_free(&cfg);
 }
 
 static void test_bad_input(void **state)
@@ -165,6 +167,7 @@ static void test_bad_input(void **state)
 		if (parse(&cfg, argc, (const char **)bad[i]) != 2)
 			fail_msg("'%s %s' was accepted", bad[i][1],
 				 bad[i][2] ? bad[i][2] : "");
+		config_free(&cfg);
 	}
 }
 
@@ -229,9 +232,11 @@ static void test_zfs_options(void **state)
 	assert_string_equal(cfg.targets[0], "zfs-off");
 	assert_string_equal(cfg.targets[1], "zfs");
 	assert_string_equal(cfg.zfs.encryption, ""); /* ZFS's default */
+	config_free(&cfg);
 
 	assert_int_equal(parse(&cfg, 3, both), 0);
 	assert_int_equal(cfg.nr_targets, 3); /* nothing added twice */
+	config_free(&cfg);
 
 	assert_int_equal(parse(&cfg, 9, opts), 0);
 	assert_int_equal(cfg.nr_targets, 3);
@@ -241,11 +246,16 @@ static void test_zfs_options(void **state)
 	assert_string_equal(cfg.zfs.encryption, "aes-128-ccm");
 	assert_string_equal(cfg.zfs.keyformat, "passphrase");
 	assert_string_equal(cfg.zfs.compression, "zstd-3");
+	config_free(&cfg);
 
 	assert_int_equal(parse(&cfg, 3, bad_enc), 2);
+	config_free(&cfg);
 	assert_int_equal(parse(&cfg, 3, bad_fmt), 2);
+	config_free(&cfg);
 	assert_int_equal(parse(&cfg, 3, bad_comp), 2);
+	config_free(&cfg);
 	assert_int_equal(parse(&cfg, 3, bad_comp2), 2);
+	config_free(&cfg);
 }
 
 int main(void)
