@@ -230,10 +230,7 @@ static void summary_for(const struct attribution *a,
 	}
 }
 
-static void add_evidence(struct verdict *v, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void add_evidence(struct verdict *v, const char *fmt, ...)
+void verdict_add_evidence(struct verdict *v, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -288,27 +285,30 @@ void verdict_for(const struct attribution *a, const struct target_info *t,
 
 		fmt_ns(mean, sizeof(mean), lr->mean_ns);
 		fmt_ns(total, sizeof(total), lr->busy_ns);
-		add_evidence(out,
-			     "%s: %.0f %% of %s time (%s busy), mean %s "
-			     "per %s over %llu",
-			     layer_name(order[i]), share_pct(a, order[i]), opn,
-			     total, mean, item_name(order[i]),
-			     (unsigned long long)lr->count);
+		verdict_add_evidence(
+			out,
+			"%s: %.0f %% of %s time (%s busy), mean %s "
+			"per %s over %llu",
+			layer_name(order[i]), share_pct(a, order[i]), opn,
+			total, mean, item_name(order[i]),
+			(unsigned long long)lr->count);
 	}
 	if (t && t->encrypted)
-		add_evidence(out, "cipher %s, driver %s (%s)",
-			     t->encryption.contents_cipher[0]
-				     ? t->encryption.contents_cipher
-				     : "unknown",
-			     t->encryption.driver[0] ? t->encryption.driver
-						     : "unknown",
-			     t->encryption.hw_accel ? "hardware AES"
-						    : "no hardware AES");
+		verdict_add_evidence(
+			out, "cipher %s, driver %s (%s)",
+			t->encryption.contents_cipher[0]
+				? t->encryption.contents_cipher
+				: "unknown",
+			t->encryption.driver[0] ? t->encryption.driver
+						: "unknown",
+			t->encryption.hw_accel ? "hardware AES"
+					       : "no hardware AES");
 	if (crypt_missing(a, t))
-		add_evidence(out, "crypt for %ss: %.200s", opn, crypt_why(a));
+		verdict_add_evidence(out, "crypt for %ss: %.200s", opn,
+				     crypt_why(a));
 	fmt_ns(mean, sizeof(mean), a->syscall_mean_ns);
-	add_evidence(out,
-		     "closure: layers add up to %.0f %% of %s syscall "
-		     "time (mean %s per syscall)",
-		     a->closure_pct, opn, mean);
+	verdict_add_evidence(out,
+			     "closure: layers add up to %.0f %% of %s syscall "
+			     "time (mean %s per syscall)",
+			     a->closure_pct, opn, mean);
 }

@@ -132,6 +132,11 @@ double wait_added_behind(const struct wait_result *t,
 #define NR_WAIT_GROUPS 6
 /* cpu-wait behind crypto workers (cpu_crypt, a part of ns[cpu-wait]) is
  * waiting for encryption work: it counts in the crypto group. */
+/* Append one evidence line to v (dropped past MAX_EVIDENCE): the one
+ * writer of evidence for both verdicts. */
+void verdict_add_evidence(struct verdict *v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 int wait_dominant(const double ns[NR_LAYERS], double cpu_crypt,
 		  double group[NR_WAIT_GROUPS]);
 /* The verdict from a's wait decomposition: on the time it adds over the

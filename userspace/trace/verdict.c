@@ -6,7 +6,6 @@
  * (cipher driver, workqueue, CPU contention, caveats, ceilings). Pure: it
  * formats a struct verdict from attributions.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -93,20 +92,6 @@ static void fmt_rate(char *buf, size_t len, double bytes_per_s)
 		snprintf(buf, len, "%.2f GB/s", bytes_per_s / 1e9);
 	else
 		snprintf(buf, len, "%.1f MB/s", bytes_per_s / 1e6);
-}
-
-static void add_ev(struct verdict *v, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void add_ev(struct verdict *v, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (v->nr_evidence >= MAX_EVIDENCE)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(v->evidence[v->nr_evidence++], DETAIL_LEN, fmt, ap);
-	va_end(ap);
 }
 
 int wait_dominant(const double ns[NR_LAYERS], double cpu_crypt,
@@ -237,7 +222,7 @@ static void components_line(struct verdict *out, const char *what,
 		n += snprintf(line + n, sizeof(line) - n, " %s %s%s",
 			      layer_name(l), ns[l] > 0 && added ? "+" : "", v);
 	}
-	add_ev(out, "%s", line);
+	verdict_add_evidence(out, "%s", line);
 }
 
 static void contention_line(const struct attribution *a,
@@ -262,14 +247,15 @@ static void contention_line(const struct attribution *a,
 	fmt_dns(c3, sizeof(c3), worker_wait_per_rq(a));
 	if (b)
 		fmt_dns(c4, sizeof(c4), worker_wait_per_rq(b));
-	add_ev(out,
-	       "CPU contention: the caller was runnable %s per %s (behind "
-	       "crypto workers %s, the loop worker %s, other tasks %s); "
-	       "crypto workers waited %s per item (%llu items), the loop "
-	       "worker %s per request%s%s%s",
-	       c1, opn, k1, k2, k3, c2,
-	       (unsigned long long)w->workers[WORKER_CRYPT].items, c3,
-	       b ? " (" : "", b ? c4 : "", b ? " on the baseline)" : "");
+	verdict_add_evidence(
+		out,
+		"CPU contention: the caller was runnable %s per %s (behind "
+		"crypto workers %s, the loop worker %s, other tasks %s); "
+		"crypto workers waited %s per item (%llu items), the loop "
+		"worker %s per request%s%s%s",
+		c1, opn, k1, k2, k3, c2,
+		(unsigned long long)w->workers[WORKER_CRYPT].items, c3,
+		b ? " (" : "", b ? c4 : "", b ? " on the baseline)" : "");
 }
 
 static void ceilings_line(const struct attribution *a,
@@ -296,14 +282,15 @@ static void ceilings_line(const struct attribution *a,
 	if (dev_s > 0 && d->wait.dev_bytes)
 		fmt_rate(dev, sizeof(dev), (double)d->wait.dev_bytes / dev_s);
 	fmt_rate(got, sizeof(got), sc_s > 0 ? (double)w->dev_bytes / sc_s : 0);
-	add_ev(out,
-	       "ceilings: the cipher deciphers %s per CPU inside crypto work "
-	       "(%s on all %d CPUs)%s%s%s; this target moved %s while in "
-	       "the syscalls",
-	       cpu1, all, w->nr_cpus > 0 ? w->nr_cpus : 1,
-	       dev[0] ? ", the device " : "", dev,
-	       dev[0] ? (b ? " per busy second on the baseline" : "") : "",
-	       got);
+	verdict_add_evidence(
+		out,
+		"ceilings: the cipher deciphers %s per CPU inside crypto work "
+		"(%s on all %d CPUs)%s%s%s; this target moved %s while in "
+		"the syscalls",
+		cpu1, all, w->nr_cpus > 0 ? w->nr_cpus : 1,
+		dev[0] ? ", the device " : "", dev,
+		dev[0] ? (b ? " per busy second on the baseline" : "") : "",
+		got);
 }
 
 static void workqueue_line(const struct attribution *a,
@@ -323,8 +310,9 @@ static void workqueue_line(const struct attribution *a,
 	fmt_dns(per, sizeof(per),
 		(double)w->workers[WORKER_CRYPT].oncpu_ns /
 			w->workers[WORKER_CRYPT].items);
-	add_ev(out, "decryption runs on %s: %llu items, %s on a CPU per item",
-	       wq, (unsigned long long)w->workers[WORKER_CRYPT].items, per);
+	verdict_add_evidence(
+		out, "decryption runs on %s: %llu items, %s on a CPU per item",
+		wq, (unsigned long long)w->workers[WORKER_CRYPT].items, per);
 }
 
 void verdict_wait(const struct attribution *a, const struct attribution *b,
@@ -374,11 +362,11 @@ void verdict_wait(const struct attribution *a, const struct attribution *b,
 		char c[320];
 
 		cipher_clause(t, cpu_aes, c, sizeof(c));
-		add_ev(out, "cipher %s%s",
-		       t->encryption.contents_cipher[0]
-			       ? t->encryption.contents_cipher
-			       : "unknown",
-		       c);
+		verdict_add_evidence(out, "cipher %s%s",
+				     t->encryption.contents_cipher[0]
+					     ? t->encryption.contents_cipher
+					     : "unknown",
+				     c);
 	}
 	/* Crypto workers are counted per phase, not per op: they are the
 	 * read side's (decrypt work), dm-crypt's writes aside. */
@@ -387,21 +375,23 @@ void verdict_wait(const struct attribution *a, const struct attribution *b,
 	contention_line(a, b, opn, out);
 	for (int i = 0; t && i < t->nr_notes; i++)
 		if (strstr(t->notes[i], "O_DIRECT"))
-			add_ev(out, "%s", t->notes[i]);
+			verdict_add_evidence(out, "%s", t->notes[i]);
 	if (a->op == EB_OP_READ)
 		ceilings_line(a, b, out);
 	fmt_dns(v1, sizeof(v1), (double)w->sampling_err_ns / w->syscalls);
 	fmt_dns(v2, sizeof(v2), (double)w->unresolved_ns / w->syscalls);
-	add_ev(out,
-	       "closure: the components add up to %.1f %% of %s time "
-	       "(on-CPU split by %llu samples, +-%s per %s; waker not "
-	       "followed: %s per %s, in fs)",
-	       w->total_ns
-		       ? 100.0 * (double)wait_sum_ns(w) / (double)w->total_ns
-		       : 0.0,
-	       opn, (unsigned long long)w->samples, v1, opn, v2, opn);
-	add_ev(out,
-	       "per-item latencies (device mean per request, crypt per work "
-	       "item) are in the histograms: they overlap, they are not "
-	       "shares of the caller's time");
+	verdict_add_evidence(
+		out,
+		"closure: the components add up to %.1f %% of %s time "
+		"(on-CPU split by %llu samples, +-%s per %s; waker not "
+		"followed: %s per %s, in fs)",
+		w->total_ns
+			? 100.0 * (double)wait_sum_ns(w) / (double)w->total_ns
+			: 0.0,
+		opn, (unsigned long long)w->samples, v1, opn, v2, opn);
+	verdict_add_evidence(
+		out,
+		"per-item latencies (device mean per request, crypt per work "
+		"item) are in the histograms: they overlap, they are not "
+		"shares of the caller's time");
 }
