@@ -244,7 +244,7 @@ static void test_verdict_device_bound(void **state)
 	assert_int_equal(attribute(&snap, "plain", "dd", a), 1);
 	verdict_for(&a[0], &t, &v);
 	assert_string_equal(v.summary, "writes are device-bound: 71 % in "
-				       "device (mean 1.9 ms per request)");
+				       "device (mean 1.90 ms per request)");
 	assert_contains(v.evidence[0], "device: 71 % of write time");
 	assert_contains(v.evidence[1], "fs: 28 % of write time");
 	assert_contains(v.evidence[2], "blk-queue: 1 % of write time");

@@ -116,8 +116,8 @@ static void test_cpu_wait_behind(void **state)
 	 * ms of it is behind decryption: the verdict is decryption. */
 	fscrypt_info(&t);
 	verdict_wait(&a, &b, &t, true, &v);
-	assert_non_null(strstr(v.summary, "waiting for decryption adds 7.7 "
-					  "ms per read, 4.7 ms of it runnable "
+	assert_non_null(strstr(v.summary, "waiting for decryption adds 7.65 "
+					  "ms per read, 4.65 ms of it runnable "
 					  "while that work held the CPUs"));
 	/* Without the samples it would be CPU contention. */
 	memset(a.wait.cpu_wait_behind_ns, 0, sizeof(a.wait.cpu_wait_behind_ns));
@@ -224,11 +224,11 @@ static void test_verdict_crypto_on_added_time(void **state)
 	verdict_wait(&a, &b, &t, true, &v);
 	assert_non_null(strstr(v.summary, "slower on fscrypt than on plain"));
 	assert_non_null(strstr(v.summary, "+11.0 ms per read"));
-	assert_non_null(strstr(v.summary, "waiting for decryption adds 7.5 "
+	assert_non_null(strstr(v.summary, "waiting for decryption adds 7.50 "
 					  "ms per read"));
 	/* AES instructions but a software driver: said so. */
 	assert_non_null(strstr(v.summary, "no accelerated driver"));
-	assert_non_null(strstr(v.evidence[0], "crypt +6.5 ms"));
+	assert_non_null(strstr(v.evidence[0], "crypt +6.50 ms"));
 	assert_non_null(
 		strstr(v.evidence[v.nr_evidence - 2], "add up to 100.0 %"));
 	/* Without AES instructions it says that instead. */
@@ -260,7 +260,7 @@ static void test_verdict_device_and_contention(void **state)
 	a.wait.workers[WORKER_DEVICE].runq_ns = 200 * 300 * US;
 	verdict_wait(&a, NULL, NULL, true, &v);
 	assert_non_null(strstr(v.summary, "inflated by CPU contention"));
-	assert_non_null(strstr(v.summary, "waited 300.0 us per request"));
+	assert_non_null(strstr(v.summary, "waited 300 us per request"));
 	/* The caller itself runnable most of the time. */
 	attribution(&a, "plain", busy, 100);
 	verdict_wait(&a, NULL, NULL, true, &v);

@@ -9,28 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/fmt_time.h"
 #include "report_priv.h"
 #include "report.h"
-
-/* A latency in human units: "850 ns", "12.3 us", "4.00 ms", "1.25 s". */
-static const char *fmt_ns(uint64_t ns, char *buf, size_t len)
-{
-	static const struct {
-		double div;
-		const char *unit;
-	} u[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}};
-
-	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
-		double v = (double)ns / u[i].div;
-
-		if (v < 1.0)
-			continue;
-		snprintf(buf, len, "%.*f %s", report_decimals(v), v, u[i].unit);
-		return buf;
-	}
-	snprintf(buf, len, "%" PRIu64 " ns", ns);
-	return buf;
-}
 
 static void print_layer(const struct layer_result *l, uint64_t sc_busy,
 			FILE *out)
@@ -52,10 +33,10 @@ static void print_layer(const struct layer_result *l, uint64_t sc_busy,
 	if (l->layer == LAYER_FS && !strncmp(l->source, "derived", 7))
 		snprintf(p99, sizeof(p99), "-");
 	else
-		fmt_ns(l->p99_ns, p99, sizeof(p99));
+		fmt_ns(p99, sizeof(p99), l->p99_ns);
 	fprintf(out, "  %-12s %9" PRIu64 " %10s %10s %7s  %s\n",
 		layer_name(l->layer), l->count,
-		fmt_ns(l->mean_ns, mean, sizeof(mean)), p99, busy, l->source);
+		fmt_ns(mean, sizeof(mean), l->mean_ns), p99, busy, l->source);
 }
 
 /* Layers whose table of items in flight overflowed: their figures are
@@ -90,7 +71,7 @@ static void print_attrib(const struct attribution *a, FILE *out)
 	 * say which, or "one write call" hides that fsync is one of them. */
 	fprintf(out, "\n%s, %s, %s: %s calls take %s on average\n", a->target,
 		a->workload, op_name(a->op), op_calls_of(a->op),
-		fmt_ns(a->syscall_mean_ns, mean, sizeof(mean)));
+		fmt_ns(mean, sizeof(mean), a->syscall_mean_ns));
 	fprintf(out, "  per-item latencies (items overlap: not shares):\n");
 	fprintf(out, "  %-12s %9s %10s %10s %7s  %s\n", "layer", "count",
 		"mean", "p99", "busy %", "source");

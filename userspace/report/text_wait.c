@@ -8,19 +8,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "../common/fmt_time.h"
 #include "report_priv.h"
 #include "report.h"
-
-static const char *fmt_per(double ns, char *buf, size_t len)
-{
-	if (ns >= 1e6)
-		snprintf(buf, len, "%.2f ms", ns / 1e6);
-	else if (ns >= 1e3)
-		snprintf(buf, len, "%.1f us", ns / 1e3);
-	else
-		snprintf(buf, len, "%.0f ns", ns);
-	return buf;
-}
 
 static void print_worker(const char *what, const char *per_what,
 			 uint64_t waited, uint64_t per, uint64_t items,
@@ -34,8 +24,7 @@ static void print_worker(const char *what, const char *per_what,
 		"  %s (whole phase): %" PRIu64
 		" items, waited %s per %s for a CPU\n",
 		what, items,
-		fmt_per(per ? (double)waited / per : 0, b, sizeof(b)),
-		per_what);
+		fmt_ns(b, sizeof(b), per ? (double)waited / per : 0), per_what);
 }
 
 void report_print_wait(const struct attribution *a, FILE *out)
@@ -59,7 +48,7 @@ void report_print_wait(const struct attribution *a, FILE *out)
 		if (!w->ns[l])
 			continue;
 		fprintf(out, "  %-12s %10s per call %6.1f %%\n", layer_name(l),
-			fmt_per((double)w->ns[l] / calls, b, sizeof(b)),
+			fmt_ns(b, sizeof(b), (double)w->ns[l] / calls),
 			w->total_ns
 				? 100.0 * (double)w->ns[l] / (double)w->total_ns
 				: 0.0);
@@ -68,8 +57,8 @@ void report_print_wait(const struct attribution *a, FILE *out)
 		"  sum %.1f %% of the calls' time; on a CPU %s per call, "
 		"split by %" PRIu64 " samples (+-%s)\n",
 		w->total_ns ? 100.0 * (double)sum / (double)w->total_ns : 0.0,
-		fmt_per((double)w->oncpu_ns / calls, b, sizeof(b)), w->samples,
-		fmt_per((double)w->sampling_err_ns / calls, e, sizeof(e)));
+		fmt_ns(b, sizeof(b), (double)w->oncpu_ns / calls), w->samples,
+		fmt_ns(e, sizeof(e), (double)w->sampling_err_ns / calls));
 	if (w->ns[LAYER_CPU_WAIT])
 		fprintf(out,
 			"  cpu-wait behind: crypto workers %.0f %%, the loop "
@@ -86,8 +75,7 @@ void report_print_wait(const struct attribution *a, FILE *out)
 				w->behind_samples[NR_WORKER_KINDS]);
 	if (w->unresolved_ns)
 		fprintf(out, "  waker not followed: %s per call (in fs)\n",
-			fmt_per((double)w->unresolved_ns / calls, b,
-				sizeof(b)));
+			fmt_ns(b, sizeof(b), (double)w->unresolved_ns / calls));
 	print_worker("crypto workers", "item", w->workers[WORKER_CRYPT].runq_ns,
 		     w->workers[WORKER_CRYPT].items,
 		     w->workers[WORKER_CRYPT].items, out);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/fmt_time.h"
 #include "../stats/stats.h"
 #include "trace.h"
 
@@ -98,19 +99,6 @@ int attribute(const struct trace_snapshot *snap, const char *target,
 }
 
 /* ---- verdict -------------------------------------------------------- */
-
-/* "850 ns", "12.3 us", "1.9 ms", "2.31 s" */
-static void fmt_ns(char *buf, size_t len, uint64_t ns)
-{
-	if (ns < 1000)
-		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.1f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
-}
 
 static double share_pct(const struct attribution *a, int l)
 {

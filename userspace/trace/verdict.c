@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/fmt_time.h"
 #include "trace.h"
 
 /* What a caller waits for, grouped as the verdict names it: crypt-queue
@@ -70,22 +71,6 @@ static int group_of(int layer)
 	return G_FS;
 }
 
-/* "850 ns", "12.3 us", "1.9 ms", "2.31 s"; negative with a sign. */
-static void fmt_dns(char *buf, size_t len, double ns)
-{
-	const char *sign = ns < 0 ? "-" : "";
-	double v = ns < 0 ? -ns : ns;
-
-	if (v < 1e3)
-		snprintf(buf, len, "%s%.0f ns", sign, v);
-	else if (v < 1e6)
-		snprintf(buf, len, "%s%.1f us", sign, v / 1e3);
-	else if (v < 1e9)
-		snprintf(buf, len, "%s%.1f ms", sign, v / 1e6);
-	else
-		snprintf(buf, len, "%s%.2f s", sign, v / 1e9);
-}
-
 static void fmt_rate(char *buf, size_t len, double bytes_per_s)
 {
 	if (bytes_per_s >= 1e9)
@@ -137,7 +122,7 @@ static void inflation_clause(const struct attribution *a, char *buf, size_t len)
 	char w[32];
 	double per_rq = worker_wait_per_rq(a);
 
-	fmt_dns(w, sizeof(w), per_rq);
+	fmt_ns(w, sizeof(w), per_rq);
 	snprintf(buf, len,
 		 "; device time is inflated by CPU contention: the loop "
 		 "worker waited %s per request for a CPU (%.0f %% of the "
@@ -178,9 +163,9 @@ static void summary(const struct attribution *a, const struct attribution *b,
 		cipher_clause(t, cpu_aes, tail, sizeof(tail));
 	else if (dom == G_DEVICE && device_inflated(a))
 		inflation_clause(a, tail, sizeof(tail));
-	fmt_dns(x, sizeof(x), group[dom]);
-	fmt_dns(y, sizeof(y), total);
-	fmt_dns(z, sizeof(z), cpu_crypt);
+	fmt_ns(x, sizeof(x), group[dom]);
+	fmt_ns(y, sizeof(y), total);
+	fmt_ns(z, sizeof(z), cpu_crypt);
 	if (dom == G_CRYPTO && cpu_crypt >= 0.05 * group[dom])
 		snprintf(held, sizeof(held),
 			 ", %s of it runnable while that work held the CPUs",
@@ -213,12 +198,12 @@ static void components_line(struct verdict *out, const char *what,
 	char line[DETAIL_LEN], v[32];
 	size_t n;
 
-	fmt_dns(v, sizeof(v), total);
+	fmt_ns(v, sizeof(v), total);
 	n = snprintf(line, sizeof(line), "%s %s per %s:", what, v, opn);
 	for (int l = LAYER_FS; l < NR_LAYERS && n < sizeof(line); l++) {
 		if (ns[l] > -0.5 && ns[l] < 0.5)
 			continue;
-		fmt_dns(v, sizeof(v), ns[l]);
+		fmt_ns(v, sizeof(v), ns[l]);
 		n += snprintf(line + n, sizeof(line) - n, " %s %s%s",
 			      layer_name(l), ns[l] > 0 && added ? "+" : "", v);
 	}
@@ -239,14 +224,14 @@ static void contention_line(const struct attribution *a,
 	char c1[32], c2[32], c3[32], c4[32] = "", k1[32], k2[32], k3[32];
 	double calls = (double)(w->syscalls ? w->syscalls : 1);
 
-	fmt_dns(k1, sizeof(k1), w->cpu_wait_behind_ns[WORKER_CRYPT] / calls);
-	fmt_dns(k2, sizeof(k2), w->cpu_wait_behind_ns[WORKER_DEVICE] / calls);
-	fmt_dns(k3, sizeof(k3), w->cpu_wait_behind_ns[NR_WORKER_KINDS] / calls);
-	fmt_dns(c1, sizeof(c1), cw);
-	fmt_dns(c2, sizeof(c2), cr);
-	fmt_dns(c3, sizeof(c3), worker_wait_per_rq(a));
+	fmt_ns(k1, sizeof(k1), w->cpu_wait_behind_ns[WORKER_CRYPT] / calls);
+	fmt_ns(k2, sizeof(k2), w->cpu_wait_behind_ns[WORKER_DEVICE] / calls);
+	fmt_ns(k3, sizeof(k3), w->cpu_wait_behind_ns[NR_WORKER_KINDS] / calls);
+	fmt_ns(c1, sizeof(c1), cw);
+	fmt_ns(c2, sizeof(c2), cr);
+	fmt_ns(c3, sizeof(c3), worker_wait_per_rq(a));
 	if (b)
-		fmt_dns(c4, sizeof(c4), worker_wait_per_rq(b));
+		fmt_ns(c4, sizeof(c4), worker_wait_per_rq(b));
 	verdict_add_evidence(
 		out,
 		"CPU contention: the caller was runnable %s per %s (behind "
@@ -307,9 +292,9 @@ static void workqueue_line(const struct attribution *a,
 		     "before normal work, the loop worker's included)";
 	else if (t && !strcmp(t->kind, "luks2"))
 		wq = "dm-crypt's kcryptd workqueue";
-	fmt_dns(per, sizeof(per),
-		(double)w->workers[WORKER_CRYPT].oncpu_ns /
-			w->workers[WORKER_CRYPT].items);
+	fmt_ns(per, sizeof(per),
+	       (double)w->workers[WORKER_CRYPT].oncpu_ns /
+		       w->workers[WORKER_CRYPT].items);
 	verdict_add_evidence(
 		out, "decryption runs on %s: %llu items, %s on a CPU per item",
 		wq, (unsigned long long)w->workers[WORKER_CRYPT].items, per);
@@ -378,8 +363,8 @@ void verdict_wait(const struct attribution *a, const struct attribution *b,
 			verdict_add_evidence(out, "%s", t->notes[i]);
 	if (a->op == EB_OP_READ)
 		ceilings_line(a, b, out);
-	fmt_dns(v1, sizeof(v1), (double)w->sampling_err_ns / w->syscalls);
-	fmt_dns(v2, sizeof(v2), (double)w->unresolved_ns / w->syscalls);
+	fmt_ns(v1, sizeof(v1), (double)w->sampling_err_ns / w->syscalls);
+	fmt_ns(v2, sizeof(v2), (double)w->unresolved_ns / w->syscalls);
 	verdict_add_evidence(
 		out,
 		"closure: the components add up to %.1f %% of %s time "
