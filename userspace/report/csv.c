@@ -4,7 +4,7 @@
  * that sort, awk and plotting tools take them as they are:
  *   <target>-<workload>.csv                 iteration,<metric>,...
  *   hist-<target>-<workload>-<op>-<layer>.csv  low_ns,high_ns,count
- *   run.log                                 parameters and caveats
+ * (run.log, the other plain file, is runlog.c's.)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -179,111 +179,4 @@ int report_write_histograms(const struct results *r, const char *dir)
 				return err;
 		}
 	return 0;
-}
-
-/* The first of keys present in the options object, as text. */
-static const char *option(struct json_object *opts, const char *const *keys)
-{
-	struct json_object *v;
-
-	for (; *keys; keys++)
-		if (json_object_object_get_ex(opts, *keys, &v))
-			return json_object_get_string(v);
-	return "(not recorded)";
-}
-
-/* "key=value key=value": a workload's parameters as run.log and
- * report.html show them. */
-void report_params_text(const struct param_list *l, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (int k = 0; k < l->n && k < MAX_PARAMS && n < len; k++) {
-		const struct param *p = &l->p[k];
-		const char *sp = k ? " " : "";
-		int w = 0;
-
-		switch (p->kind) {
-		case PARAM_INT:
-			w = snprintf(buf + n, len - n, "%s%s=%lld", sp, p->key,
-				     p->i);
-			break;
-		case PARAM_NUM:
-			w = snprintf(buf + n, len - n, "%s%s=%g", sp, p->key,
-				     p->num);
-			break;
-		case PARAM_BOOL:
-			w = snprintf(buf + n, len - n, "%s%s=%s", sp, p->key,
-				     p->i ? "yes" : "no");
-			break;
-		case PARAM_STR:
-			w = snprintf(buf + n, len - n, "%s%s=%s", sp, p->key,
-				     p->str);
-			break;
-		}
-		n += w > 0 ? (size_t)w : 0;
-	}
-}
-
-int report_write_runlog(const struct results *r, const char *dir)
-{
-	static const char *const scratch_k[] = {"scratch", NULL};
-	static const char *const size_k[] = {"size_bytes", "size", NULL};
-	static const char *const runs_k[] = {"runs", "iterations", NULL};
-	static const char *const parts[] = {"run", NULL};
-	const struct run_meta *m = &r->meta;
-	struct json_object *opts = jtext_object(m->options);
-	struct out_file o;
-	int err;
-
-	err = out_open(&o, dir, "log", parts);
-	if (err)
-		goto cleanup;
-	fprintf(o.f, "encbench-trace run log\n\n");
-	fprintf(o.f, "tool version:   %s\n", m->tool_version);
-	fprintf(o.f, "started:        %s (took %.1f s)\n", m->started,
-		m->duration_s);
-	fprintf(o.f, "host:           %s\n", m->hostname);
-	fprintf(o.f, "kernel:         %s (%s)\n", m->caps.kernel, m->caps.arch);
-	fprintf(o.f, "cpu:            %s (AES instructions: %s)\n",
-		m->cpu_model, m->caps.cpu_aes ? "yes" : "no");
-	fprintf(o.f, "output folder:  %s\n", dir);
-	fprintf(o.f, "scratch:        %s\n", option(opts, scratch_k));
-	fprintf(o.f, "file size:      %s bytes\n", option(opts, size_k));
-	fprintf(o.f, "iterations:     %s\n", option(opts, runs_k));
-	/* Re-serialised: json-c writes "/" as "\/" unless told not to. */
-	fprintf(o.f, "all options:    %s\n",
-		opts ? json_object_to_json_string_ext(
-			       opts, JSON_C_TO_STRING_PLAIN |
-					     JSON_C_TO_STRING_NOSLASHESCAPE)
-		     : "{}");
-	fprintf(o.f, "caches dropped: %s\n",
-		m->dropped_caches ? "yes, before every read" : "no");
-	fprintf(o.f, "tracing:        %s%s%s%s\n", m->tracing ? "on" : "off",
-		m->tracing_detail[0] ? " (" : "", m->tracing_detail,
-		m->tracing_detail[0] ? ")" : "");
-	fprintf(o.f, "\ncipher drivers:\n");
-	if (!m->caps.nr_ciphers)
-		fprintf(o.f, "  (none found in /proc/crypto)\n");
-	for (int i = 0; i < m->caps.nr_ciphers && i < MAX_CIPHERS; i++)
-		fprintf(o.f, "  %-12s %-36s hardware: %s\n",
-			m->caps.ciphers[i].name,
-			m->caps.ciphers[i].driver[0] ? m->caps.ciphers[i].driver
-						     : "(no driver)",
-			m->caps.ciphers[i].hw_accel ? "yes" : "no");
-	fprintf(o.f, "\ntargets (the first is the baseline):\n");
-	for (int i = 0; i < r->nr_targets && i < MAX_TARGETS; i++)
-		report_print_target(o.f, &r->targets[i], i == 0, true);
-	fprintf(o.f, "\nworkloads:\n");
-	for (int i = 0; i < r->nr_workloads && i < MAX_WORKLOADS; i++) {
-		char text[2048];
-
-		report_params_text(&r->workloads[i].params, text, sizeof(text));
-		fprintf(o.f, "  %-12s %s\n", r->workloads[i].name, text);
-	}
-	err = out_close(&o);
-cleanup:
-	json_object_put(opts);
-	return err;
 }
