@@ -14,8 +14,9 @@ build_run=(
 	# build: BPF objects, skeletons, user space
 	make gcc clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config
 	libcryptsetup-dev libjson-c-dev liburing-dev libsqlite3-dev
-	# run: mkfs, loop devices, modules; Chart.js inlined into report.html
-	e2fsprogs util-linux kmod libjs-chart.js
+	# run: mkfs, loop devices, modules; Chart.js inlined into report.html;
+	# fio for the fio workload
+	e2fsprogs util-linux kmod libjs-chart.js fio
 )
 checks=(
 	# tests: cmocka (TAP output) run by prove (perl); biolatency, another
@@ -27,9 +28,9 @@ checks=(
 	dpkg-dev man-db bash-completion
 	# make sanitize and make fuzz: clang's ASan/UBSan and libFuzzer runtimes
 	libclang-rt-14-dev
-	# bench: reading results.json from shell; fio for the tracing-overhead
-	# figure (beside libbpf-tools' biolatency, above)
-	jq fio
+	# bench: reading results.json from shell (fio, in build_run, gives the
+	# tracing-overhead figure beside libbpf-tools' biolatency, above)
+	jq
 )
 
 case ${1:-run} in

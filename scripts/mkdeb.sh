@@ -6,7 +6,7 @@
 set -euo pipefail
 
 version=$1
-tools="e2fsprogs, kmod, util-linux"
+tools="e2fsprogs, kmod, util-linux, fio"
 recommends="libjs-chart.js"
 
 cd "$(dirname "$0")/.."

@@ -223,7 +223,8 @@ static void test_completion_installed(void **state)
 	snprintf(path, sizeof(path),
 		 "%s/usr/share/bash-completion/completions/encbench-trace",
 		 root);
-	/* Completing "encbench-trace run --ta" and "--targets pl". */
+	/* Completing "encbench-trace run --ta", "--targets pl", and a
+	 * workload's own option, from `run --help`. */
 	snprintf(
 		cmd, sizeof(cmd),
 		"PATH=%s/usr/sbin:$PATH bash -c '"
@@ -232,11 +233,11 @@ static void test_completion_installed(void **state)
 		"COMP_LINE=\"$*\"; COMP_POINT=${#COMP_LINE}; _encbench_trace "
 		"2>/dev/null; echo \"${COMPREPLY[*]}\"; }; "
 		"c encbench-trace run --ta; c encbench-trace run --targets pl; "
-		"c encbench-trace me'",
+		"c encbench-trace me; c encbench-trace run --fio-i'",
 		root, path);
 	out = sh(cmd, &status);
 	assert_int_equal(status, 0);
-	assert_string_equal(out, "--targets\nplain\nmerge\n");
+	assert_string_equal(out, "--targets\nplain\nmerge\n--fio-iodepth\n");
 	free(out);
 }
 

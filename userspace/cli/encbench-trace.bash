@@ -11,6 +11,13 @@ _encbench_trace_names()
 			on && /^$/ { exit } on { print $1 }'
 }
 
+# The workloads' own options, "--fio-rw: ..." lines of `run --help`.
+_encbench_trace_workload_opts()
+{
+	"$1" run --help 2>/dev/null |
+		awk '$1 ~ /^--[a-z]+-[a-z-]+:$/ { sub(/:$/, "", $1); print $1 }'
+}
+
 _encbench_trace()
 {
 	local cur prev words cword cmd list
@@ -63,6 +70,15 @@ _encbench_trace()
 			zstd-fast" -- "$cur"))
 		return
 		;;
+	--fio-rw)
+		COMPREPLY=($(compgen -W "randread randwrite read write" -- "$cur"))
+		return
+		;;
+	--fio-engine)
+		COMPREPLY=($(compgen -W "io_uring libaio posixaio psync sync" \
+			-- "$cur"))
+		return
+		;;
 	-t | --targets | -w | --workloads)
 		[[ $prev == -t || $prev == --targets ]] && list=Targets ||
 			list=Workloads
@@ -82,8 +98,8 @@ _encbench_trace()
 			--luks-cipher --luks-key-size --luks-sector-size
 			--luks-flags --zfs-encryption --zfs-keyformat
 			--zfs-compression --quiet --html --prometheus --timeline
-			--json
-			--help" -- "$cur"))
+			--json --help
+			$(_encbench_trace_workload_opts "${words[0]}")" -- "$cur"))
 		;;
 	probe)
 		COMPREPLY=($(compgen -W "--json --help" -- "$cur"))

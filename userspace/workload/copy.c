@@ -7,18 +7,13 @@
  * bytes arrived, and removes the copy untimed.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "workload.h"
-
-#define COPY_CHUNK (1u << 20)
 
 struct copy_params {
 	uint64_t size_bytes;
@@ -27,39 +22,6 @@ struct copy_params {
 struct copy_job {
 	char src[PATH_LEN + 32], dst[PATH_LEN + 32];
 };
-
-/* The source, written in the parent before any iteration. */
-static int make_source(const char *path, uint64_t size)
-{
-	unsigned char *buf = malloc(COPY_CHUNK);
-	int fd, err = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	if (getrandom(buf, COPY_CHUNK, 0) != COPY_CHUNK) {
-		free(buf);
-		return -EIO;
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		free(buf);
-		return -errno;
-	}
-	for (uint64_t off = 0; off < size && !err && !workload_stop;
-	     off += COPY_CHUNK) {
-		size_t n = size - off < COPY_CHUNK ? size - off : COPY_CHUNK;
-
-		/* Vary each chunk a little: no block repeats (dedup). */
-		memcpy(buf, &off, sizeof(off));
-		if (write(fd, buf, n) != (ssize_t)n)
-			err = -errno ?: -EIO;
-	}
-	if (!err && fsync(fd))
-		err = -errno;
-	close(fd);
-	free(buf);
-	return workload_stop ? -EINTR : err;
-}
 
 static int copy_setup(struct workload_ctx *ctx)
 {
@@ -71,7 +33,7 @@ static int copy_setup(struct workload_ctx *ctx)
 		return -ENOMEM;
 	workload_path(ctx, "copy-src.dat", j->src, sizeof(j->src));
 	workload_path(ctx, "copy-dst.dat", j->dst, sizeof(j->dst));
-	err = make_source(j->src, p->size_bytes);
+	err = workload_random_file(j->src, p->size_bytes);
 	if (err) {
 		unlink(j->src);
 		free(j);
@@ -93,28 +55,16 @@ static void copy_teardown(struct workload_ctx *ctx)
 	ctx->state = NULL;
 }
 
-/* In the timed child: run cp and wait for it; its rusage is counted in
- * ours (wait4 adds reaped children). */
+/* In the timed child: cp's rusage is counted in ours. */
 static int run_cp(void *arg, double *secs)
 {
 	struct copy_job *j = arg;
+	char *argv[] = {"cp", j->src, j->dst, NULL};
 	double t0 = now_s();
-	int status;
-	pid_t pid = fork();
+	int err = workload_exec(argv, -1, -1);
 
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		execlp("cp", "cp", j->src, j->dst, (char *)NULL);
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
 	*secs = now_s() - t0;
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return -EIO;
-	return 0;
+	return err;
 }
 
 static int copy_run_once(const struct workload_ctx *ctx, struct sample *out)

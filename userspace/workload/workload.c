@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -24,10 +25,16 @@ extern const struct workload_ops copy_workload_ops;
 extern const struct workload_ops createfiles_workload_ops;
 extern const struct workload_ops fsmark_workload_ops;
 extern const struct workload_ops sqlite_workload_ops;
+extern const struct workload_ops fio_workload_ops;
 
 static const struct workload_ops *const workload_table[] = {
-	&dd_workload_ops,     &copy_workload_ops,   &createfiles_workload_ops,
-	&fsmark_workload_ops, &sqlite_workload_ops, NULL,
+	&dd_workload_ops,
+	&copy_workload_ops,
+	&createfiles_workload_ops,
+	&fsmark_workload_ops,
+	&sqlite_workload_ops,
+	&fio_workload_ops,
+	NULL,
 };
 
 volatile sig_atomic_t workload_stop;
@@ -268,4 +275,59 @@ void workload_path(const struct workload_ctx *ctx, const char *name, char *buf,
 		   size_t len)
 {
 	snprintf(buf, len, "%s/%s", ctx->target->info.dir, name);
+}
+
+#define RANDOM_CHUNK (1u << 20)
+
+int workload_random_file(const char *path, uint64_t size)
+{
+	unsigned char *buf = malloc(RANDOM_CHUNK);
+	int fd, err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	if (getrandom(buf, RANDOM_CHUNK, 0) != RANDOM_CHUNK) {
+		free(buf);
+		return -EIO;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		free(buf);
+		return -errno;
+	}
+	for (uint64_t off = 0; off < size && !err && !workload_stop;
+	     off += RANDOM_CHUNK) {
+		size_t n =
+			size - off < RANDOM_CHUNK ? size - off : RANDOM_CHUNK;
+
+		/* Vary each chunk a little: no block repeats (dedup). */
+		memcpy(buf, &off, sizeof(off));
+		if (write(fd, buf, n) != (ssize_t)n)
+			err = -errno ?: -EIO;
+	}
+	if (!err && fsync(fd))
+		err = -errno;
+	close(fd);
+	free(buf);
+	return workload_stop ? -EINTR : err;
+}
+
+int workload_exec(char *const argv[], int out_fd, int err_fd)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		if ((out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0) ||
+		    (err_fd >= 0 && dup2(err_fd, STDERR_FILENO) < 0))
+			_exit(126);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
 }

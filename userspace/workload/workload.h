@@ -130,6 +130,15 @@ int workload_opt_count(const char *wl, const char *key, const char *value,
 		       long max, long *out, char *why, size_t len);
 /* A count times --scale, at least 1. */
 long workload_scaled(long n, double scale);
+/* A new file of `size` random bytes, fsync'ed (made untimed, in the
+ * parent: a source to copy, a file for fio). 0 or negative errno; a file
+ * left half-made is the caller's to remove. */
+int workload_random_file(const char *path, uint64_t size);
+/* Run argv (PATH searched) with stdout and stderr on out_fd and err_fd
+ * (-1: inherited) and wait for it; call it from a timed child, whose
+ * rusage then includes the program's. 0 if it exited 0, -EIO otherwise,
+ * or negative errno. */
+int workload_exec(char *const argv[], int out_fd, int err_fd);
 /* Path of file `name` in the target's work folder. */
 void workload_path(const struct workload_ctx *ctx, const char *name, char *buf,
 		   size_t len);

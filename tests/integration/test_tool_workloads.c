@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The workloads that run real tools or trees, through the real program
+ * with tracing, as root, at small sizes on plain and fscrypt: fio's
+ * figures agree with each other (bandwidth is IOPS times the block size,
+ * Little's law bounds IOPS times latency by the queue depth) and the
+ * tracer saw its read jobs' I/O; a fio engine fio rejects is fio's own
+ * one-line message, exit 2, nothing created.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "leftovers.h"
+#include "results_json.h"
+#include "run_prog.h"
+
+#define FIO_IODEPTH "8"
+/* One run each: the figures are checked against each other, not
+ * compared across targets (test_workloads does comparisons). */
+#define RUNS "1"
+
+static char tmp[] = "/var/tmp/encbench-tooltest.XXXXXX";
+static char ids_file[PATH_MAX];
+static const char *bin;
+static struct json_object *results;
+static const char *const targets[] = {"plain", "fscrypt"};
+
+static int run_in(const char *out, const char *const *extra, int n)
+{
+	const char *argv[40] = {bin,	    "run", "--scratch", tmp,
+				"--output", out,   "-q"};
+	int argc = 7;
+
+	for (int i = 0; i < n && argc < 39; i++)
+		argv[argc++] = extra[i];
+	argv[argc] = NULL;
+	return run_reap(run_spawn(tmp, "run", NULL, NULL, argv));
+}
+
+static int setup(void **state)
+{
+	static const char *const args[] = {
+		"-w",
+		"fio",
+		"-n",
+		RUNS,
+		"-t",
+		"plain,fscrypt",
+		"--fio-size",
+		"16M",
+		"--fio-runtime",
+		"500ms",
+		"--fio-iodepth",
+		FIO_IODEPTH,
+	};
+	char out[PATH_MAX], path[PATH_MAX];
+
+	(void)state;
+	if (geteuid() != 0 || !mkdtemp(tmp))
+		return -1;
+	bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
+	snprintf(ids_file, sizeof(ids_file), "%s/bpf-ids", tmp);
+	setenv("ENCBENCH_IDS_FILE", ids_file, 1);
+	snprintf(out, sizeof(out), "%s/all", tmp);
+	if (run_in(out, args, sizeof(args) / sizeof(args[0]))) {
+		fprintf(stderr, "# run failed:\n%s\n",
+			run_output(tmp, "run", "stderr"));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/results.json", out);
+	results = json_object_from_file(path);
+	return results ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	json_object_put(results);
+	return remove_tree(tmp);
+}
+
+static struct json_object *result_of(const char *target, const char *metric)
+{
+	struct json_object *res = get(results, "results");
+
+	for (size_t i = 0; i < json_object_array_length(res); i++) {
+		struct json_object *r = json_object_array_get_idx(res, i);
+
+		if (!strcmp(json_object_get_string(get(r, "target")), target) &&
+		    !strcmp(json_object_get_string(get(r, "metric")), metric))
+			return r;
+	}
+	fail_msg("no %s on %s", metric, target);
+	return NULL;
+}
+
+/* Sample k of (target, metric). */
+static double sample(const char *target, const char *metric, size_t k)
+{
+	struct json_object *s = get(result_of(target, metric), "samples");
+
+	assert_int_equal(json_object_array_length(s), atoi(RUNS));
+	return json_object_get_double(json_object_array_get_idx(s, k));
+}
+
+/* The attribution entry of (target, workload, op). */
+static struct json_object *attrib(const char *target, const char *workload,
+				  const char *op)
+{
+	struct json_object *att = get(results, "attribution");
+
+	for (size_t i = 0; i < json_object_array_length(att); i++) {
+		struct json_object *a = json_object_array_get_idx(att, i);
+
+		if (!strcmp(json_object_get_string(get(a, "target")), target) &&
+		    !strcmp(json_object_get_string(get(a, "workload")),
+			    workload) &&
+		    !strcmp(json_object_get_string(get(a, "op")), op))
+			return a;
+	}
+	fail_msg("no %s/%s/%s attribution", target, workload, op);
+	return NULL;
+}
+
+static double layer_count(struct json_object *a, const char *layer)
+{
+	struct json_object *ls = get(a, "layers");
+
+	for (size_t i = 0; i < json_object_array_length(ls); i++) {
+		struct json_object *l = json_object_array_get_idx(ls, i);
+
+		if (!strcmp(json_object_get_string(get(l, "layer")), layer))
+			return json_object_get_double(get(l, "count"));
+	}
+	fail_msg("no layer %s", layer);
+	return 0;
+}
+
+static const struct {
+	const char *job;
+	double bs;
+	bool read;
+} fio_jobs[] = {
+	{"randread_4k", 4096, true},
+	{"randwrite_4k", 4096, false},
+	{"read_4m", 4 << 20, true},
+	{"write_4m", 4 << 20, false},
+};
+
+static double fio_sample(const char *target, const char *job, const char *what,
+			 size_t k)
+{
+	char metric[128];
+
+	snprintf(metric, sizeof(metric), "%s_%s", job, what);
+	return sample(target, metric, k);
+}
+
+static void test_fio_figures(void **state)
+{
+	(void)state;
+	for (size_t t = 0; t < 2; t++)
+		for (size_t j = 0; j < 4; j++)
+			for (size_t k = 0; k < (size_t)atoi(RUNS); k++) {
+				const char *tg = targets[t],
+					   *job = fio_jobs[j].job;
+				double mbps = fio_sample(tg, job, "mbps", k);
+				double iops = fio_sample(tg, job, "iops", k);
+				double mean =
+					fio_sample(tg, job, "clat_mean_us", k);
+
+				assert_true(mbps > 0 && iops > 0);
+				/* fio's bytes per second and I/Os per second
+				 * are the same count of whole blocks. */
+				assert_float_equal(mbps * 1e6,
+						   iops * fio_jobs[j].bs,
+						   0.02 * mbps * 1e6);
+				/* Little's law: I/Os in flight (IOPS times
+				 * their latency) never exceed the depth. */
+				assert_true(iops * mean / 1e6 <=
+					    1.05 * atof(FIO_IODEPTH));
+				assert_true(
+					fio_sample(tg, job, "clat_p50_us", k) <=
+					fio_sample(tg, job, "clat_p99_us", k));
+				assert_true(
+					fio_sample(tg, job, "clat_p99_us", k) <=
+					fio_sample(tg, job, "clat_p999_us", k));
+			}
+	assert_true(json_object_get_boolean(get(
+		result_of("plain", "randread_4k_iops"), "higher_is_better")));
+	assert_false(json_object_get_boolean(
+		get(result_of("plain", "randread_4k_clat_p99_us"),
+		    "higher_is_better")));
+}
+
+/* The tracer followed fio's job processes: every read its read jobs did
+ * is a syscall-layer item (an io_uring request or a pread), and reads
+ * reached the device on plain. */
+static void test_fio_read_attribution(void **state)
+{
+	(void)state;
+	for (size_t t = 0; t < 2; t++) {
+		double reads = 0;
+
+		/* IOPS times the 500 ms runtime: the reads fio did. */
+		for (size_t j = 0; j < 4; j++)
+			for (size_t k = 0;
+			     k < (size_t)atoi(RUNS) && fio_jobs[j].read; k++)
+				reads += 0.5 * fio_sample(targets[t],
+							  fio_jobs[j].job,
+							  "iops", k);
+		assert_true(layer_count(attrib(targets[t], "fio", "read"),
+					"syscall") >= 0.9 * reads);
+	}
+	assert_true(layer_count(attrib("plain", "fio", "read"), "device") > 0);
+}
+
+static void test_fio_bad_engine(void **state)
+{
+	static const char *const bad[] = {"-w", "fio", "--fio-engine",
+					  "nosuchengine"};
+	char out[PATH_MAX];
+	const char *err;
+	struct stat st;
+
+	(void)state;
+	snprintf(out, sizeof(out), "%s/bad-engine", tmp);
+	assert_int_equal(run_in(out, bad, 4), 2);
+	err = run_output(tmp, "run", "stderr");
+	assert_int_equal(count_lines(err), 1);
+	assert_non_null(strstr(err, "nosuchengine"));
+	assert_int_equal(stat(out, &st), -1);
+}
+
+static void test_nothing_left(void **state)
+{
+	static struct bpf_id ids[4 * MAX_BPF_IDS];
+	int n = bpf_ids_from_file(ids_file, ids, 4 * MAX_BPF_IDS);
+
+	(void)state;
+	assert_int_equal(leftovers(tmp, ids, n < 0 ? 0 : n), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fio_figures),
+		cmocka_unit_test(test_fio_read_attribution),
+		cmocka_unit_test(test_fio_bad_engine),
+		cmocka_unit_test(test_nothing_left),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
