@@ -7,7 +7,9 @@ set -euo pipefail
 
 version=$1
 tools="e2fsprogs, kmod, util-linux, fio"
-recommends="libjs-chart.js"
+# report.html's charts; the build workload's compiler and make (without
+# them it is refused with that reason)
+recommends="libjs-chart.js, gcc, make"
 
 cd "$(dirname "$0")/.."
 deb=build/deb

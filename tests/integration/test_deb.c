@@ -92,6 +92,7 @@ static void test_dependencies_declared(void **state)
 	assert_non_null(strstr(out, "libbpf"));
 	assert_non_null(strstr(out, "libjson-c"));
 	assert_non_null(strstr(out, "e2fsprogs"));
+	assert_non_null(strstr(out, "fio")); /* the fio workload runs it */
 	free(out);
 	/* Every one of them is a package this machine has: dpkg checks
 	 * them as for an install, and changes nothing (--no-act). */

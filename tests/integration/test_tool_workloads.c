@@ -5,7 +5,10 @@
  * figures agree with each other (bandwidth is IOPS times the block size,
  * Little's law bounds IOPS times latency by the queue depth) and the
  * tracer saw its read jobs' I/O; a fio engine fio rejects is fio's own
- * one-line message, exit 2, nothing created.
+ * one-line message, exit 2, nothing created. compilebench made the tree it
+ * says (its MB/s is that tree's bytes over the phase's time, and it counts
+ * the files itself); build's program was built and printed its checksum
+ * (a compiler that builds nothing fails the run).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -26,6 +29,7 @@
 #include "run_prog.h"
 
 #define FIO_IODEPTH "8"
+#define CB_FILES    "300"
 /* One run each: the figures are checked against each other, not
  * compared across targets (test_workloads does comparisons). */
 #define RUNS "1"
@@ -52,7 +56,7 @@ static int setup(void **state)
 {
 	static const char *const args[] = {
 		"-w",
-		"fio",
+		"fio,compilebench,build",
 		"-n",
 		RUNS,
 		"-t",
@@ -63,6 +67,12 @@ static int setup(void **state)
 		"500ms",
 		"--fio-iodepth",
 		FIO_IODEPTH,
+		"--compilebench-files",
+		CB_FILES,
+		"--build-units",
+		"3",
+		"--build-functions",
+		"10",
 	};
 	char out[PATH_MAX], path[PATH_MAX];
 
@@ -243,6 +253,90 @@ static void test_fio_bad_engine(void **state)
 	assert_int_equal(stat(out, &st), -1);
 }
 
+static struct json_object *params_of(const char *workload)
+{
+	struct json_object *wls = get(results, "workloads");
+
+	for (size_t i = 0; i < json_object_array_length(wls); i++) {
+		struct json_object *w = json_object_array_get_idx(wls, i);
+
+		if (!strcmp(json_object_get_string(get(w, "name")), workload))
+			return get(w, "params");
+	}
+	fail_msg("no workload %s", workload);
+	return NULL;
+}
+
+static double param(const char *workload, const char *key)
+{
+	return json_object_get_double(get(params_of(workload), key));
+}
+
+/* Mean elapsed seconds of the timed child behind (target, metric). */
+static double real_s(const char *target, const char *metric)
+{
+	return json_object_get_double(
+		get(get(result_of(target, metric), "rusage"), "real_s"));
+}
+
+static void test_compilebench(void **state)
+{
+	double src = param("compilebench", "source_bytes");
+	double obj = param("compilebench", "object_bytes");
+
+	(void)state;
+	assert_int_equal(param("compilebench", "files"), atoi(CB_FILES));
+	assert_true(param("compilebench", "objects") > 0);
+	assert_true(param("compilebench", "objects") < atoi(CB_FILES));
+	/* A kernel-like tree: 4 to 32 KiB per source on average. */
+	assert_true(src / atoi(CB_FILES) > 4096);
+	assert_true(src / atoi(CB_FILES) < 32768);
+	for (size_t t = 0; t < 2; t++) {
+		const char *tg = targets[t];
+
+		assert_true(sample(tg, "create_mbps", 0) > 0);
+		assert_true(sample(tg, "compile_mbps", 0) > 0);
+		/* Every source and object, read back in the phase's time. */
+		assert_float_equal(sample(tg, "read_mbps", 0) *
+					   real_s(tg, "read_mbps"),
+				   (src + obj) / 1e6, 0.01 * (src + obj) / 1e6);
+		assert_float_equal(sample(tg, "create_mbps", 0) *
+					   real_s(tg, "create_mbps"),
+				   src / 1e6, 0.01 * src / 1e6);
+		assert_true(json_object_get_boolean(
+			get(result_of(tg, "create_mbps"), "higher_is_better")));
+	}
+}
+
+static void test_build(void **state)
+{
+	static const char *const fake[] = {
+		"-w",	      "build",	       "-t", "plain",	   "-n",   "1",
+		"--no-trace", "--build-units", "2",  "--build-cc", "true",
+	};
+	char out[PATH_MAX];
+	struct stat st;
+
+	(void)state;
+	/* Built and checked by the run (it fails otherwise), the compiler's
+	 * CPU time counted in the timed child's. */
+	for (size_t t = 0; t < 2; t++) {
+		assert_true(sample(targets[t], "build_s", 0) > 0);
+		assert_true(
+			json_object_get_double(get(
+				get(result_of(targets[t], "build_s"), "rusage"),
+				"user_s")) > 0.05);
+	}
+	assert_int_equal(param("build", "units"), 3);
+	/* `true` as the compiler "builds" without a program: the run must
+	 * fail, saying so, and keep nothing. */
+	snprintf(out, sizeof(out), "%s/fake-cc", tmp);
+	assert_true(run_in(out, fake, sizeof(fake) / sizeof(fake[0])) != 0);
+	assert_non_null(
+		strstr(run_output(tmp, "run", "stderr"), "prog is missing"));
+	assert_int_equal(stat(out, &st), -1);
+}
+
 static void test_nothing_left(void **state)
 {
 	static struct bpf_id ids[4 * MAX_BPF_IDS];
@@ -258,6 +352,8 @@ int main(void)
 		cmocka_unit_test(test_fio_figures),
 		cmocka_unit_test(test_fio_read_attribution),
 		cmocka_unit_test(test_fio_bad_engine),
+		cmocka_unit_test(test_compilebench),
+		cmocka_unit_test(test_build),
 		cmocka_unit_test(test_nothing_left),
 	};
 

@@ -26,6 +26,8 @@ extern const struct workload_ops createfiles_workload_ops;
 extern const struct workload_ops fsmark_workload_ops;
 extern const struct workload_ops sqlite_workload_ops;
 extern const struct workload_ops fio_workload_ops;
+extern const struct workload_ops compilebench_workload_ops;
+extern const struct workload_ops build_workload_ops;
 
 static const struct workload_ops *const workload_table[] = {
 	&dd_workload_ops,
@@ -34,6 +36,8 @@ static const struct workload_ops *const workload_table[] = {
 	&fsmark_workload_ops,
 	&sqlite_workload_ops,
 	&fio_workload_ops,
+	&compilebench_workload_ops,
+	&build_workload_ops,
 	NULL,
 };
 
