@@ -94,7 +94,12 @@ static inline void fixture_attrib(struct attribution *a, const char *target)
 		struct layer_result *lr = &a->layers[l];
 
 		lr->layer = l;
-		lr->available = true;
+		lr->state = l == LAYER_FS	? LAYER_DERIVED
+			    : l == LAYER_DEVICE ? LAYER_FALLBACK
+						: LAYER_MEASURED;
+		if (l == LAYER_DEVICE)
+			snprintf(lr->reason, sizeof(lr->reason),
+				 "tp_btf: EINVAL");
 		snprintf(lr->source, sizeof(lr->source), "tp_btf:layer%d", l);
 		lr->count = 100 + l;
 		lr->mean_ns = 1000ULL << l;
@@ -110,7 +115,9 @@ static inline void fixture_attrib(struct attribution *a, const char *target)
 	/* A huge count: u64 beyond INT64_MAX must survive JSON. */
 	a->layers[LAYER_DEVICE].sum_ns = 18446744073709551000ULL;
 	a->layers[LAYER_DEVICE].slots[HIST_SLOTS - 1] = 1;
-	a->layers[LAYER_CRYPT_QUEUE].available = false;
+	a->layers[LAYER_CRYPT_QUEUE].state = LAYER_UNAVAILABLE;
+	snprintf(a->layers[LAYER_CRYPT_QUEUE].reason, DETAIL_LEN,
+		 "no workqueue tracepoints");
 	a->layers[LAYER_CRYPT_QUEUE].count = 0;
 	a->layers[LAYER_CRYPT_QUEUE].busy_ns = 0;
 	memset(a->layers[LAYER_CRYPT_QUEUE].slots, 0,
@@ -121,6 +128,7 @@ static inline void fixture_attrib(struct attribution *a, const char *target)
 	 * reports it. */
 	memset(&a->layers[LAYER_CPU_WAIT], 0, sizeof(a->layers[0]));
 	a->layers[LAYER_CPU_WAIT].layer = LAYER_CPU_WAIT;
+	a->layers[LAYER_CPU_WAIT].state = LAYER_NOT_MEASURED;
 	snprintf(a->layers[LAYER_CPU_WAIT].source, DETAIL_LEN,
 		 "no items: a share of the wait decomposition only");
 	/* The decomposition: components adding up to total_ns. */

@@ -290,7 +290,8 @@ static void test_plain_direct(void **state)
 	assert_true(snap.kernel_requests[EB_OP_READ] >= NR_IO);
 	assert_true(s->count >= snap.kernel_requests[EB_OP_READ]);
 	assert_true(snap.stats[LAYER_DEVICE][EB_OP_WRITE].count >= NR_IO);
-	assert_true(snap.available[LAYER_BLK_QUEUE]);
+	assert_int_equal(snap.states.state[LAYER_BLK_QUEUE][EB_OP_READ],
+			 caps.tp_btf.ok ? LAYER_MEASURED : LAYER_FALLBACK);
 	assert_true(snap.stats[LAYER_BLK_QUEUE][EB_OP_READ].count >= NR_IO);
 	assert_true(snap.stats[LAYER_BLK_QUEUE][EB_OP_READ].count <= s->count);
 
@@ -300,6 +301,8 @@ static void test_plain_direct(void **state)
 		assert_int_equal(snap.stats[LAYER_CRYPT_QUEUE][op].count, 0);
 	}
 	assert_non_null(strstr(snap.sources[LAYER_DM], "not applicable"));
+	assert_int_equal(snap.states.state[LAYER_DM][EB_OP_READ],
+			 LAYER_NOT_APPLICABLE);
 
 	/* The tracer follows the plan `probe` prints (dm aside: that one
 	 * depends on the target). */
@@ -457,10 +460,11 @@ static void test_fscrypt(void **state)
 	else if (caps.kprobe.ok)
 		assert_non_null(strstr(snap.sources[LAYER_CRYPT], "kprobe:"));
 	else
-		assert_true(snap.unavailable_op[LAYER_CRYPT][EB_OP_WRITE] &&
+		assert_true(snap.states.state[LAYER_CRYPT][EB_OP_WRITE] ==
+				    LAYER_UNAVAILABLE &&
 			    strstr(snap.sources[LAYER_CRYPT],
 				   "write: unavailable"));
-	if (!snap.unavailable_op[LAYER_CRYPT][EB_OP_WRITE])
+	if (snap.states.state[LAYER_CRYPT][EB_OP_WRITE] != LAYER_UNAVAILABLE)
 		assert_true(snap.stats[LAYER_CRYPT][EB_OP_WRITE].count > 0);
 
 	/* Reads from disk: evict the (plaintext) page cache first. */

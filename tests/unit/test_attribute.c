@@ -35,17 +35,23 @@ static void put(int layer, int op, uint64_t n, uint64_t lat_ns,
 
 static int setup(void **state)
 {
+	struct capabilities caps = {.tp_btf.ok = true};
+	struct crypt_work_plan cw = {0};
+
 	(void)state;
 	memset(&snap, 0, sizeof(snap));
-	for (int l = 0; l < NR_LAYERS; l++) {
+	for (int l = 0; l < NR_LAYERS; l++)
 		snprintf(snap.sources[l], DETAIL_LEN, "tp_btf:%s",
 			 layer_name(l));
-		snap.available[l] = l != LAYER_DM;
-	}
 	snprintf(snap.sources[LAYER_CRYPT], DETAIL_LEN,
 		 "tp_btf:workqueue_execute_start->end (read); write: "
 		 "unavailable (fentry: EPERM; kprobe: not built)");
-	snap.unavailable_op[LAYER_CRYPT][EB_OP_WRITE] = true;
+	/* The plan of a kernel without fentry and kprobes, and a target
+	 * without device-mapper. */
+	plan_states(&caps, true, "", ENC_NONE,
+		    "fentry: EPERM; kprobe: not built", &cw, &snap.states);
+	layer_states_set(&snap.states, LAYER_DM, -1, LAYER_NOT_APPLICABLE,
+			 "no device-mapper device in the target");
 	return 0;
 }
 
@@ -104,7 +110,8 @@ static void test_attribute_math(void **state)
 
 	l = &a[0].layers[LAYER_CRYPT];
 	assert_int_equal(l->layer, LAYER_CRYPT);
-	assert_true(l->available);
+	assert_int_equal(l->state, LAYER_MEASURED);
+	assert_string_equal(l->reason, "");
 	assert_int_equal(l->count, 50);
 	assert_int_equal(l->sum_ns, 50 * 18800000ull);
 	assert_int_equal(l->mean_ns, 18800000);
@@ -123,7 +130,7 @@ static void test_attribute_math(void **state)
 	/* fs = 1 s - (10 + 940 + 5 + 30) ms = 15 ms, one per syscall. */
 	l = &a[0].layers[LAYER_FS];
 	assert_int_equal(l->layer, LAYER_FS);
-	assert_true(l->available);
+	assert_int_equal(l->state, LAYER_DERIVED);
 	assert_int_equal(l->busy_ns, 15 * MS);
 	assert_int_equal(l->count, 100);
 	assert_int_equal(l->mean_ns, 150000);
@@ -131,7 +138,7 @@ static void test_attribute_math(void **state)
 	assert_true(a[0].closure_pct > 99.999 && a[0].closure_pct < 100.001);
 
 	/* dm is not traced: unavailable, zero. */
-	assert_false(a[0].layers[LAYER_DM].available);
+	assert_int_equal(a[0].layers[LAYER_DM].state, LAYER_NOT_APPLICABLE);
 	assert_int_equal(a[0].layers[LAYER_DM].count, 0);
 }
 
@@ -176,7 +183,9 @@ static void test_attribute_overlap(void **state)
 	assert_int_equal(a[0].layers[LAYER_FS].busy_ns, 0);
 	assert_true(a[0].closure_pct > 139.999 && a[0].closure_pct < 140.001);
 	/* crypt cannot see writes here: unavailable, whatever it holds. */
-	assert_false(a[0].layers[LAYER_CRYPT].available);
+	assert_int_equal(a[0].layers[LAYER_CRYPT].state, LAYER_UNAVAILABLE);
+	assert_string_equal(a[0].layers[LAYER_CRYPT].reason,
+			    "fentry: EPERM; kprobe: not built");
 }
 
 static void test_attribute_both_ops(void **state)

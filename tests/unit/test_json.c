@@ -172,7 +172,8 @@ static void cmp_attrib(const struct attribution *a, const struct attribution *b)
 
 		assert_int_equal(x->layer, y->layer);
 		assert_string_equal(x->source, y->source);
-		assert_int_equal(x->available, y->available);
+		assert_int_equal(x->state, y->state);
+		assert_string_equal(x->reason, y->reason);
 		assert_true(x->count == y->count);
 		assert_true(x->sum_ns == y->sum_ns);
 		assert_true(x->busy_ns == y->busy_ns);

@@ -100,7 +100,7 @@ static void test_hidden(void **state)
 			      "0000000000000000", "0000000000000000"),
 		     "");
 	char src[NR_LAYERS][DETAIL_LEN], why[DETAIL_LEN] = "";
-	bool available[NR_LAYERS], unavailable_op[NR_LAYERS][NR_OPS];
+	struct layer_states ls;
 	struct capabilities caps;
 	struct crypt_work_plan cw;
 	uint64_t addr;
@@ -130,13 +130,14 @@ static void test_hidden(void **state)
 			       "read: unavailable (/proc/kallsyms hides"));
 	assert_non_null(strstr(src[LAYER_CRYPT], "fentry:" ENC_FUNC));
 
-	memset(available, 1, sizeof(available));
-	memset(unavailable_op, 0, sizeof(unavailable_op));
-	crypt_availability(&cw, enc, available, unavailable_op);
-	assert_false(available[LAYER_CRYPT_QUEUE]);
-	assert_true(available[LAYER_CRYPT]);
-	assert_true(unavailable_op[LAYER_CRYPT][EB_OP_READ]);
-	assert_false(unavailable_op[LAYER_CRYPT][EB_OP_WRITE]);
+	plan_states(&caps, true, "", enc, why, &cw, &ls);
+	assert_int_equal(ls.state[LAYER_CRYPT_QUEUE][EB_OP_READ],
+			 LAYER_UNAVAILABLE);
+	assert_int_equal(ls.state[LAYER_CRYPT][EB_OP_READ], LAYER_UNAVAILABLE);
+	assert_non_null(strstr(ls.why[LAYER_CRYPT][EB_OP_READ],
+			       "/proc/kallsyms hides"));
+	assert_int_equal(ls.state[LAYER_CRYPT][EB_OP_WRITE], LAYER_MEASURED);
+	assert_int_equal(ls.state[LAYER_CRYPT][EB_OP_SYNC], LAYER_MEASURED);
 
 	/* Neither fentry nor kprobe: crypt is gone for both ops. */
 	caps.fentry.ok = false;
@@ -146,11 +147,23 @@ static void test_hidden(void **state)
 	plan_sources(&caps, true, enc, why, &cw, src);
 	assert_non_null(strstr(src[LAYER_CRYPT],
 			       "unavailable: read: /proc/kallsyms hides"));
-	memset(available, 1, sizeof(available));
-	memset(unavailable_op, 0, sizeof(unavailable_op));
-	crypt_availability(&cw, enc, available, unavailable_op);
-	assert_false(available[LAYER_CRYPT_QUEUE]);
-	assert_false(available[LAYER_CRYPT]);
+	plan_states(&caps, true, "", enc, why, &cw, &ls);
+	assert_int_equal(ls.state[LAYER_CRYPT_QUEUE][EB_OP_READ],
+			 LAYER_UNAVAILABLE);
+	for (int op = 0; op < NR_OPS; op++)
+		assert_int_equal(ls.state[LAYER_CRYPT][op], LAYER_UNAVAILABLE);
+	assert_string_equal(ls.why[LAYER_CRYPT][EB_OP_WRITE], why);
+	assert_non_null(strstr(ls.why[LAYER_CRYPT][EB_OP_SYNC], "; write: "));
+
+	/* kprobe where fentry is refused: a fallback, saying why. */
+	caps.kprobe.ok = true;
+	enc = enc_choose(&caps, ks, why, sizeof(why));
+	assert_int_equal(enc, ENC_KPROBE);
+	plan_states(&caps, false, "EINVAL", enc, why, &cw, &ls);
+	assert_int_equal(ls.state[LAYER_CRYPT][EB_OP_WRITE], LAYER_FALLBACK);
+	assert_string_equal(ls.why[LAYER_CRYPT][EB_OP_WRITE], "fentry: EPERM");
+	assert_int_equal(ls.state[LAYER_DEVICE][EB_OP_READ], LAYER_FALLBACK);
+	assert_string_equal(ls.why[LAYER_DEVICE][EB_OP_READ], "tp_btf: EINVAL");
 	ksyms_free(ks);
 }
 

@@ -200,6 +200,11 @@ static const struct bad_member {
 	{"targets[1].encryption", "sector_size", "9223372036854775808",
 	 "member \"targets[1].encryption.sector_size\" is out of "
 	 "range"},
+	/* A layer's state: a known name, agreeing with "available". */
+	{"attribution[0].layers[6]", "state", "\"half\"",
+	 "member \"attribution[0].layers[6].state\" is not a layer state"},
+	{"attribution[0].layers[6]", "available", "false",
+	 "member \"attribution[0].layers[6].available\" contradicts"},
 	/* Negative counts. */
 	{"attribution[0].layers[0]", "count", "-1",
 	 "member \"attribution[0].layers[0].count\" is negative"},
@@ -224,6 +229,28 @@ static void test_bad_members(void **state)
 		write_mutated(path, b->parent, b->key, b->value);
 		expect_refused(path, b->want);
 	}
+}
+
+/* A file from before "state" and "reason": "available" says it all. */
+static void test_layer_state_before_state(void **state)
+{
+	char path[160], text[1024];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/old.json", dir);
+	write_mutated(path, "attribution[0].layers[1]", "state", "");
+	assert_int_equal(read_caught(path, text, sizeof(text)), 0);
+	assert_int_equal(out->attrib[0].layers[LAYER_FS].state, LAYER_DERIVED);
+	write_mutated(path, "attribution[0].layers[2]", "state", "");
+	assert_int_equal(read_caught(path, text, sizeof(text)), 0);
+	assert_int_equal(out->attrib[0].layers[LAYER_CRYPT_QUEUE].state,
+			 LAYER_UNAVAILABLE);
+	/* The stable names, both ways. */
+	for (int st = 0; st < NR_LAYER_STATES; st++)
+		assert_int_equal(layer_state_from_name(layer_state_name(st)),
+				 st);
+	assert_string_equal(layer_state_name(LAYER_NOT_APPLICABLE),
+			    "not applicable");
 }
 
 /* `{"schema":"encbench-trace/1"}` printed an empty report, exit 0. */
@@ -371,6 +398,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_base_document_reads),
 		cmocka_unit_test(test_bad_members),
+		cmocka_unit_test(test_layer_state_before_state),
 		cmocka_unit_test(test_schema_only),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_huge),

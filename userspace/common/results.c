@@ -19,6 +19,15 @@ static const char *const layer_names[NR_LAYERS] = {
 	[LAYER_CPU_WAIT] = "cpu-wait",
 };
 
+static const char *const layer_state_names[NR_LAYER_STATES] = {
+	[LAYER_MEASURED] = "measured",
+	[LAYER_FALLBACK] = "fallback",
+	[LAYER_DERIVED] = "derived",
+	[LAYER_NOT_MEASURED] = "not measured",
+	[LAYER_UNAVAILABLE] = "unavailable",
+	[LAYER_NOT_APPLICABLE] = "not applicable",
+};
+
 static const char *const op_names[NR_OPS] = {
 	[EB_OP_READ] = "read", [EB_OP_WRITE] = "write",
 	[EB_OP_SYNC] = "sync", [EB_OP_CREATE] = "create",
@@ -64,6 +73,18 @@ const char *layer_name(int layer)
 int layer_from_name(const char *name)
 {
 	return index_of(layer_names, NR_LAYERS, name);
+}
+
+const char *layer_state_name(enum layer_state s)
+{
+	if ((int)s < 0 || s >= NR_LAYER_STATES)
+		return "unknown";
+	return layer_state_names[s];
+}
+
+int layer_state_from_name(const char *name)
+{
+	return index_of(layer_state_names, NR_LAYER_STATES, name);
 }
 
 const char *op_name(int op)

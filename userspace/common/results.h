@@ -145,11 +145,29 @@ struct comparison {
 	bool significant;
 };
 
+/*
+ * What a layer's figures are, for one target and op. results.json writes
+ * layer_state_name()'s text and the reader maps it back, so the text is
+ * stable; code tests the enum, never the source text.
+ */
+enum layer_state {
+	/* 0: a zeroed result (a layer missing from a file) claims nothing. */
+	LAYER_UNAVAILABLE,    /* cannot be traced here (reason: why) */
+	LAYER_MEASURED,	      /* traced at its preferred attach point */
+	LAYER_FALLBACK,	      /* traced, at a fallback point (reason: why) */
+	LAYER_DERIVED,	      /* computed from other layers (fs) */
+	LAYER_NOT_MEASURED,   /* no items of its own by design */
+	LAYER_NOT_APPLICABLE, /* the target has none (no dm device) */
+	NR_LAYER_STATES,
+};
+
 struct layer_result {
-	int layer;		 /* enum layer */
-	char source[DETAIL_LEN]; /* "tp_btf:block_rq_issue", "derived",
+	int layer; /* enum layer */
+	enum layer_state state;
+	char source[DETAIL_LEN]; /* the plan: "tp_btf:block_rq_issue->...",
 				    "unavailable: ..." */
-	bool available;
+	char reason[DETAIL_LEN]; /* why not measured (or a fallback) for
+				    this op; "" when measured */
 	uint64_t count, sum_ns, busy_ns;
 	uint64_t mean_ns, p50_ns, p99_ns;
 	uint64_t slots[HIST_SLOTS];
@@ -284,6 +302,15 @@ struct results {
 
 const char *layer_name(int layer);
 int layer_from_name(const char *name);
+/* "measured", "not applicable", ...; -1 for a name that is none. */
+const char *layer_state_name(enum layer_state s);
+int layer_state_from_name(const char *name);
+/* The layer has figures (counts, times) for its op. */
+static inline bool layer_has_figures(const struct layer_result *l)
+{
+	return l->state == LAYER_MEASURED || l->state == LAYER_FALLBACK ||
+	       l->state == LAYER_DERIVED;
+}
 const char *op_name(int op);
 int op_from_name(const char *name);
 /* "read/pread/readv, ...": the calls an op groups. */

@@ -329,7 +329,10 @@ static struct json_object *layer_json(const void *item)
 		return NULL;
 	err |= jadd_str(o, "layer", layer_name(l->layer));
 	err |= jadd_str(o, "source", l->source);
-	err |= jadd_bool(o, "available", l->available);
+	/* "available" for readers from before "state" (and for a glance). */
+	err |= jadd_bool(o, "available", layer_has_figures(l));
+	err |= jadd_str(o, "state", layer_state_name(l->state));
+	err |= jadd_str(o, "reason", l->reason);
 	err |= jadd_u64(o, "count", l->count);
 	err |= jadd_u64(o, "sum_ns", l->sum_ns);
 	err |= jadd_u64(o, "busy_ns", l->busy_ns);

@@ -153,8 +153,7 @@ static void zfs_from(int *err, struct json_object *o, struct zfs_info *z)
 	jget_str(err, o, "encryption", z->encryption, sizeof(z->encryption));
 	jget_str(err, o, "keystatus", z->keystatus, sizeof(z->keystatus));
 	jget_str(err, o, "keyformat", z->keyformat, sizeof(z->keyformat));
-	jget_str(err, o, "compression", z->compression,
-		 sizeof(z->compression));
+	jget_str(err, o, "compression", z->compression, sizeof(z->compression));
 	jget_u64(err, o, "recordsize", &z->recordsize);
 	jget_str(err, o, "version", z->version, sizeof(z->version));
 	jget_str(err, o, "direct", z->direct, sizeof(z->direct));
@@ -300,6 +299,35 @@ static void hist_from(int *err, struct json_object *o, uint64_t *slots)
 	jctx_pop();
 }
 
+/* "state" and "reason"; a file from before them has "available" only. */
+static void layer_state_from(int *err, struct json_object *o,
+			     struct layer_result *l)
+{
+	char name[32] = "";
+	bool available = false;
+	int st;
+
+	jget_bool(err, o, "available", &available);
+	if (!jhas(o, "state")) {
+		l->state = !available		  ? LAYER_UNAVAILABLE
+			   : l->layer == LAYER_FS ? LAYER_DERIVED
+						  : LAYER_MEASURED;
+		return;
+	}
+	jget_str(err, o, "state", name, sizeof(name));
+	jget_str(err, o, "reason", l->reason, sizeof(l->reason));
+	st = layer_state_from_name(name);
+	if (*err)
+		return;
+	if (st < 0) {
+		jget_fail(err, -EINVAL, "state", "is not a layer state");
+		return;
+	}
+	l->state = st;
+	if (layer_has_figures(l) != available)
+		jget_fail(err, -EINVAL, "available", "contradicts \"state\"");
+}
+
 static void layer_from(int *err, struct json_object *o, struct attribution *a)
 {
 	char name[NAME_LEN] = "";
@@ -311,8 +339,9 @@ static void layer_from(int *err, struct json_object *o, struct attribution *a)
 	if (*err || idx < 0)
 		return;
 	l = &a->layers[idx];
+	l->layer = idx;
 	jget_str(err, o, "source", l->source, sizeof(l->source));
-	jget_bool(err, o, "available", &l->available);
+	layer_state_from(err, o, l);
 	jget_u64(err, o, "count", &l->count);
 	jget_u64(err, o, "sum_ns", &l->sum_ns);
 	jget_u64(err, o, "busy_ns", &l->busy_ns);

@@ -124,7 +124,7 @@ static void histogram(FILE *out, const struct results *r)
 
 			for (int s = 0; s < HIST_SLOTS; s++)
 				total += lr->slots[s];
-			if (!lr->available || !total)
+			if (!layer_has_figures(lr) || !total)
 				continue;
 			/* The same buckets for every series, so that a fleet's
 			 * histograms add up: slot s holds [2^s, 2^(s+1)) ns,

@@ -18,10 +18,13 @@ static void print_layer(const struct layer_result *l, uint64_t sc_busy,
 {
 	char mean[32], p99[32], busy[16];
 
-	if (!l->available) {
-		fprintf(out, "  %-12s %9s %10s %10s %7s  %s\n",
+	if (!layer_has_figures(l)) {
+		/* A file from before "reason" has the why in its source. */
+		fprintf(out, "  %-12s %9s %10s %10s %7s  %s%s%s\n",
 			layer_name(l->layer), "-", "-", "-", "-",
-			l->source[0] ? l->source : "unavailable");
+			l->reason[0] ? layer_state_name(l->state) : "",
+			l->reason[0] ? ": " : "",
+			l->reason[0] ? l->reason : l->source);
 		return;
 	}
 	if (sc_busy)
@@ -30,7 +33,7 @@ static void print_layer(const struct layer_result *l, uint64_t sc_busy,
 	else
 		snprintf(busy, sizeof(busy), "-");
 	/* A derived layer has a mean but no histogram, so no p99. */
-	if (l->layer == LAYER_FS && !strncmp(l->source, "derived", 7))
+	if (l->state == LAYER_DERIVED)
 		snprintf(p99, sizeof(p99), "-");
 	else
 		fmt_ns(p99, sizeof(p99), l->p99_ns);

@@ -32,8 +32,9 @@ static void fill_layer(const struct trace_snapshot *snap, int l, int op,
 
 	lr->layer = l;
 	snprintf(lr->source, sizeof(lr->source), "%s", snap->sources[l]);
-	lr->available = snap->available[l] && !snap->unavailable_op[l][op];
-	if (!lr->available)
+	lr->state = snap->states.state[l][op];
+	snprintf(lr->reason, sizeof(lr->reason), "%s", snap->states.why[l][op]);
+	if (!layer_has_figures(lr))
 		return;
 	lr->count = s->count;
 	lr->sum_ns = s->sum_ns;
@@ -83,7 +84,9 @@ int attribute(const struct trace_snapshot *snap, const char *target,
 		fs->layer = LAYER_FS;
 		snprintf(fs->source, sizeof(fs->source),
 			 "derived: syscall minus lower layers");
-		fs->available = snap->available[LAYER_SYSCALL];
+		fs->state = snap->states.state[LAYER_FS][op];
+		snprintf(fs->reason, sizeof(fs->reason), "%s",
+			 snap->states.why[LAYER_FS][op]);
 		fs->busy_ns = total > lower ? total - lower : 0;
 		fs->sum_ns = fs->busy_ns;
 		fs->count = sc->count;
@@ -127,16 +130,7 @@ static const char *item_name(int l)
 static bool crypt_missing(const struct attribution *a,
 			  const struct target_info *t)
 {
-	return t && t->encrypted && !a->layers[LAYER_CRYPT].available;
-}
-
-/* The reason crypt is unavailable for this op, from its source text. */
-static const char *crypt_why(const struct attribution *a)
-{
-	const char *src = a->layers[LAYER_CRYPT].source;
-	const char *p = strstr(src, "unavailable");
-
-	return p ? p : src;
+	return t && t->encrypted && !layer_has_figures(&a->layers[LAYER_CRYPT]);
 }
 
 static void summary_for(const struct attribution *a,
@@ -188,8 +182,10 @@ static void summary_for(const struct attribution *a,
 				 "blk-queue (mean %s per request), which on "
 				 "this kernel includes crypto time: writeback "
 				 "encrypts while it holds its block plug and "
-				 "crypt for %s is %.220s",
-				 ops, pct, mean, ops, crypt_why(a));
+				 "crypt for %s is %s (%.200s)",
+				 ops, pct, mean, ops,
+				 layer_state_name(a->layers[LAYER_CRYPT].state),
+				 a->layers[LAYER_CRYPT].reason);
 		else
 			snprintf(buf, len,
 				 "%s are block-queue-bound: %.0f %% in "
@@ -206,8 +202,10 @@ static void summary_for(const struct attribution *a,
 			snprintf(buf, len,
 				 "%s are filesystem-bound: %.0f %% in fs, "
 				 "which on this kernel includes the crypto "
-				 "time (crypt for %s is %.220s)",
-				 ops, pct, ops, crypt_why(a));
+				 "time (crypt for %s is %s (%.200s))",
+				 ops, pct, ops,
+				 layer_state_name(a->layers[LAYER_CRYPT].state),
+				 a->layers[LAYER_CRYPT].reason);
 		else
 			snprintf(buf, len,
 				 "%s are filesystem-bound: %.0f %% in fs "
@@ -246,7 +244,7 @@ void verdict_for(const struct attribution *a, const struct target_info *t,
 		int i;
 
 		/* dm contains the layers below it: it would always win. */
-		if (l == LAYER_DM || !a->layers[l].available ||
+		if (l == LAYER_DM || !layer_has_figures(&a->layers[l]) ||
 		    !a->layers[l].busy_ns)
 			continue;
 		for (i = n; i > 0 && a->layers[order[i - 1]].busy_ns <
@@ -292,8 +290,10 @@ void verdict_for(const struct attribution *a, const struct target_info *t,
 			t->encryption.hw_accel ? "hardware AES"
 					       : "no hardware AES");
 	if (crypt_missing(a, t))
-		verdict_add_evidence(out, "crypt for %ss: %.200s", opn,
-				     crypt_why(a));
+		verdict_add_evidence(
+			out, "crypt for %ss: %s (%.200s)", opn,
+			layer_state_name(a->layers[LAYER_CRYPT].state),
+			a->layers[LAYER_CRYPT].reason);
 	fmt_ns(mean, sizeof(mean), a->syscall_mean_ns);
 	verdict_add_evidence(out,
 			     "closure: layers add up to %.0f %% of %s syscall "

@@ -132,20 +132,67 @@ void plan_sources(const struct capabilities *caps, bool btf,
 		 m);
 }
 
-void crypt_availability(const struct crypt_work_plan *cw, enum enc_method enc,
-			bool available[NR_LAYERS],
-			bool unavailable_op[NR_LAYERS][NR_OPS])
+void layer_states_set(struct layer_states *ls, int layer, int op,
+		      enum layer_state state, const char *why)
 {
+	int first = op < 0 ? 0 : op, end = op < 0 ? NR_OPS : op + 1;
+
+	for (int o = first; o < end; o++) {
+		ls->state[layer][o] = state;
+		snprintf(ls->why[layer][o], DETAIL_LEN, "%s", why);
+	}
+}
+
+void plan_states(const struct capabilities *caps, bool btf, const char *btf_why,
+		 enum enc_method enc, const char *enc_why,
+		 const struct crypt_work_plan *cw, struct layer_states *ls)
+{
+	char why[DETAIL_LEN];
+
+	if (!caps->tp_btf.ok && !caps->raw_tp.ok) {
+		snprintf(why, sizeof(why),
+			 "neither tp_btf (%.100s) nor raw_tp (%.100s) works",
+			 caps->tp_btf.detail, caps->raw_tp.detail);
+		for (int l = 0; l < NR_LAYERS; l++)
+			layer_states_set(ls, l, -1, LAYER_UNAVAILABLE, why);
+		return;
+	}
+	/* raw_tp reads the same events as tp_btf, without BTF's types. */
+	snprintf(why, sizeof(why), "tp_btf: %.200s", btf_why);
+	for (int l = 0; l < NR_LAYERS; l++)
+		layer_states_set(ls, l, -1,
+				 btf ? LAYER_MEASURED : LAYER_FALLBACK,
+				 btf ? "" : why);
+	layer_states_set(ls, LAYER_FS, -1, LAYER_DERIVED,
+			 "syscall minus lower layers");
+	layer_states_set(ls, LAYER_CPU_WAIT, -1, LAYER_NOT_MEASURED,
+			 "a share of the wait decomposition only");
 	/* No crypto work function to recognise (kallsyms unreadable, its
 	 * addresses hidden): a zero count would read as "no crypto". */
 	if (cw->why[0]) {
-		available[LAYER_CRYPT_QUEUE] = false;
-		unavailable_op[LAYER_CRYPT][EB_OP_READ] = true;
+		layer_states_set(ls, LAYER_CRYPT_QUEUE, -1, LAYER_UNAVAILABLE,
+				 cw->why);
+		layer_states_set(ls, LAYER_CRYPT, EB_OP_READ, LAYER_UNAVAILABLE,
+				 cw->why);
 	}
-	unavailable_op[LAYER_CRYPT][EB_OP_WRITE] = enc == ENC_NONE;
-	if (unavailable_op[LAYER_CRYPT][EB_OP_READ] &&
-	    unavailable_op[LAYER_CRYPT][EB_OP_WRITE])
-		available[LAYER_CRYPT] = false;
+	if (enc == ENC_NONE) {
+		layer_states_set(ls, LAYER_CRYPT, EB_OP_WRITE,
+				 LAYER_UNAVAILABLE, enc_why);
+	} else if (enc == ENC_KPROBE) {
+		snprintf(why, sizeof(why), "fentry: %.200s",
+			 caps->fentry.detail);
+		layer_states_set(ls, LAYER_CRYPT, EB_OP_WRITE, LAYER_FALLBACK,
+				 why);
+	}
+	/* Neither side seen: no op's crypto is. */
+	if (cw->why[0] && enc == ENC_NONE) {
+		snprintf(why, sizeof(why), "read: %.120s; write: %.120s",
+			 cw->why, enc_why);
+		for (int op = 0; op < NR_OPS; op++)
+			if (op != EB_OP_READ && op != EB_OP_WRITE)
+				layer_states_set(ls, LAYER_CRYPT, op,
+						 LAYER_UNAVAILABLE, why);
+	}
 }
 
 void trace_plan(const struct capabilities *caps,

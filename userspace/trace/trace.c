@@ -28,8 +28,7 @@
 struct tracer {
 	struct attrib_bpf *skel;
 	char sources[NR_LAYERS][DETAIL_LEN];
-	bool available[NR_LAYERS];
-	bool unavailable_op[NR_LAYERS][NR_OPS];
+	struct layer_states states;
 	unsigned int dm_major; /* 0: no device-mapper in this kernel */
 	bool filter_has_dm;
 	/* What crypt's source is made of (see crypt_source). */
@@ -321,20 +320,21 @@ static void zfs_overlay(struct tracer *tr, struct trace_snapshot *snap)
 	snprintf(snap->sources[LAYER_CRYPT_QUEUE], DETAIL_LEN,
 		 "not measured: ZFS queues its encryption in its own taskqs "
 		 "(z_wr_iss, z_rd_int), not on a workqueue");
-	snap->available[LAYER_CRYPT_QUEUE] = false;
+	layer_states_set(&snap->states, LAYER_CRYPT_QUEUE, -1,
+			 LAYER_NOT_MEASURED,
+			 "ZFS queues its encryption in its own taskqs");
 	memset(snap->stats[LAYER_CRYPT_QUEUE], 0,
 	       sizeof(snap->stats[LAYER_CRYPT_QUEUE]));
 	memset(snap->stats[LAYER_CRYPT], 0, sizeof(snap->stats[LAYER_CRYPT]));
 	if (!tr->zc) {
 		snprintf(snap->sources[LAYER_CRYPT], DETAIL_LEN,
 			 "unavailable: %s", tr->zfs_why);
-		snap->available[LAYER_CRYPT] = false;
+		layer_states_set(&snap->states, LAYER_CRYPT, -1,
+				 LAYER_UNAVAILABLE, tr->zfs_why);
 		return;
 	}
 	zfscrypt_end(tr->zc, snap->stats[LAYER_CRYPT], who);
-	snap->available[LAYER_CRYPT] = true;
-	snap->unavailable_op[LAYER_CRYPT][EB_OP_READ] = false;
-	snap->unavailable_op[LAYER_CRYPT][EB_OP_WRITE] = false;
+	layer_states_set(&snap->states, LAYER_CRYPT, -1, LAYER_MEASURED, "");
 	snprintf(snap->sources[LAYER_CRYPT], DETAIL_LEN,
 		 "kprobe:spa_do_crypt_abd (ZFS encryption, the target's "
 		 "datasets%s%s%s%s)",
@@ -346,7 +346,7 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 	       size_t why_len)
 {
 	libbpf_print_fn_t old_print = libbpf_set_print(capture_print);
-	char enc_why[DETAIL_LEN] = "";
+	char enc_why[DETAIL_LEN] = "", btf_why[DETAIL_LEN];
 	struct tracer *tr = NULL;
 	struct ksyms *ks = NULL;
 	bool sample = caps->perf_event.ok;
@@ -374,6 +374,7 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 	crypt_work_plan(ks, errno, &tr->cw);
 	enc = enc_choose(caps, ks, enc_why, sizeof(enc_why));
 	btf = caps->tp_btf.ok;
+	snprintf(btf_why, sizeof(btf_why), "%s", caps->tp_btf.detail);
 	tr->dmx = dmx_choose(caps, ks);
 	err = open_load(tr, btf, enc, sample, why, why_len);
 	if (err && tr->dmx != ENC_NONE) {
@@ -396,6 +397,7 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 		char first[DETAIL_LEN];
 
 		snprintf(first, sizeof(first), "%s", why);
+		snprintf(btf_why, sizeof(btf_why), "%s", why);
 		btf = false;
 		err = open_load(tr, btf, enc, sample, why, why_len);
 		if (err)
@@ -432,9 +434,7 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 	tr->btf = btf;
 	tr->enc = enc;
 	snprintf(tr->enc_why, sizeof(tr->enc_why), "%s", enc_why);
-	for (int l = 0; l < NR_LAYERS; l++)
-		tr->available[l] = l != LAYER_CPU_WAIT;
-	crypt_availability(&tr->cw, enc, tr->available, tr->unavailable_op);
+	plan_states(caps, btf, btf_why, enc, enc_why, &tr->cw, &tr->states);
 	tr->dm_major = dm_major();
 	zfs_open(tr, caps, ks);
 	*out = tr;
@@ -647,23 +647,24 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 				s->busy_ns += now - s->busy_start;
 		}
 	memcpy(snap->sources, tr->sources, sizeof(snap->sources));
-	memcpy(snap->available, tr->available, sizeof(snap->available));
-	memcpy(snap->unavailable_op, tr->unavailable_op,
-	       sizeof(snap->unavailable_op));
+	snap->states = tr->states;
 	/* dm-crypt encrypts writes on its workqueue too: with a dm device
 	 * in the target, crypt sees writes without fentry/kprobe. */
 	if (tr->filter_has_dm && tr->cw.have_kcryptd &&
-	    snap->unavailable_op[LAYER_CRYPT][EB_OP_WRITE] &&
-	    snap->available[LAYER_CRYPT]) {
-		snap->unavailable_op[LAYER_CRYPT][EB_OP_WRITE] = false;
+	    snap->states.state[LAYER_CRYPT][EB_OP_WRITE] == LAYER_UNAVAILABLE &&
+	    snap->states.state[LAYER_CRYPT][EB_OP_READ] != LAYER_UNAVAILABLE) {
+		layer_states_set(&snap->states, LAYER_CRYPT, EB_OP_WRITE,
+				 snap->states.state[LAYER_CRYPT][EB_OP_READ],
+				 snap->states.why[LAYER_CRYPT][EB_OP_READ]);
 		crypt_source(snap->sources[LAYER_CRYPT], DETAIL_LEN, tr->btf,
 			     tr->enc, tr->enc_why, &tr->cw, true);
 	}
 	if (!tr->filter_has_dm) {
-		snap->available[LAYER_DM] = false;
+		layer_states_set(&snap->states, LAYER_DM, -1,
+				 LAYER_NOT_APPLICABLE,
+				 "no device-mapper device in the target");
 		snprintf(snap->sources[LAYER_DM], DETAIL_LEN,
-			 "not applicable: no device-mapper device in the "
-			 "target");
+			 "not applicable: %s", snap->states.why[LAYER_DM][0]);
 	} else if (tr->dmx != ENC_NONE) {
 		size_t n = strlen(snap->sources[LAYER_CRYPT]);
 
@@ -678,7 +679,10 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 				 "not applicable: the target has no block "
 				 "device of its own (its I/O goes through the "
 				 "filesystem of a file)");
-			snap->available[l] = false;
+			layer_states_set(&snap->states, l, -1,
+					 LAYER_NOT_APPLICABLE,
+					 "the target has no block device of "
+					 "its own");
 		}
 	if (tr->filter.nr_zfs_objsets)
 		zfs_overlay(tr, snap);

@@ -53,11 +53,22 @@ struct wait_snapshot {
 	int nr_cpus;
 };
 
+/* What each layer's figures are per op, and why when not measured at
+ * the preferred point (plan.c sets them, trace_end adjusts them). */
+struct layer_states {
+	enum layer_state state[NR_LAYERS][NR_OPS];
+	char why[NR_LAYERS][NR_OPS][DETAIL_LEN];
+};
+
+/* Set layer's state and reason for op, or for every op when op < 0. */
+void layer_states_set(struct layer_states *ls, int layer, int op,
+		      enum layer_state state, const char *why);
+
 struct trace_snapshot {
 	struct layer_stat stats[NR_LAYERS][NR_OPS];
 	/* Which attach point each layer came from, or "unavailable: why". */
 	char sources[NR_LAYERS][DETAIL_LEN];
-	bool available[NR_LAYERS];
+	struct layer_states states;
 	double wall_s;
 	/* Completed requests per op on the filtered devices, as the kernel
 	 * counts them (/sys/block/<dev>/stat), over the phase. */
@@ -65,11 +76,6 @@ struct trace_snapshot {
 	/* BPF program runs skipped by the kernel's recursion protection
 	 * over the phase (bpf_prog_info.recursion_misses). */
 	uint64_t missed_events;
-	/* A layer available for some ops only (crypt: reads through the
-	 * workqueue tracepoints, writes only with fentry/kprobe): true for
-	 * the ops it cannot see. All false, the default, means available[]
-	 * holds for every op. */
-	bool unavailable_op[NR_LAYERS][NR_OPS];
 	struct wait_snapshot wait;
 };
 

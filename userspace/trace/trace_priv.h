@@ -72,10 +72,11 @@ void plan_sources(const struct capabilities *caps, bool btf,
 		  enum enc_method enc, const char *enc_why,
 		  const struct crypt_work_plan *cw,
 		  char src[NR_LAYERS][DETAIL_LEN]);
-/* Mark what of crypt-queue and crypt (per op) the tracer cannot see. */
-void crypt_availability(const struct crypt_work_plan *cw, enum enc_method enc,
-			bool available[NR_LAYERS],
-			bool unavailable_op[NR_LAYERS][NR_OPS]);
+/* What each layer's figures will be per op, as plan_sources says in
+ * text; btf_why: why raw_tp replaces tp_btf when btf is false. */
+void plan_states(const struct capabilities *caps, bool btf, const char *btf_why,
+		 enum enc_method enc, const char *enc_why,
+		 const struct crypt_work_plan *cw, struct layer_states *ls);
 /* crypt's source; dm_write: dm-crypt's writes are seen on its workqueue. */
 void crypt_source(char *buf, size_t len, bool btf, enum enc_method enc,
 		  const char *enc_why, const struct crypt_work_plan *cw,
