@@ -177,9 +177,20 @@ static inline struct results *fixture_results(void)
 	snprintf(r->meta.started, sizeof(r->meta.started),
 		 "2025-01-02T03:04:05Z");
 	r->meta.duration_s = 123.456789;
-	snprintf(r->meta.options, sizeof(r->meta.options),
-		 "{\"scratch\":\"/var/tmp\",\"size_bytes\":67108864,"
-		 "\"runs\":3,\"interval_s\":0.25}");
+	r->meta.options.size_bytes = 67108864;
+	r->meta.options.runs = 3;
+	r->meta.options.scale = 0.25;
+	snprintf(r->meta.options.scratch, PATH_LEN, "/var/tmp");
+	snprintf(r->meta.options.output, PATH_LEN, "/tmp/out");
+	r->meta.options.trace = r->meta.options.drop_caches = true;
+	r->meta.options.nr_targets = 2;
+	snprintf(r->meta.options.targets[0], NAME_LEN, "plain");
+	snprintf(r->meta.options.targets[1], NAME_LEN, "luks2");
+	r->meta.options.nr_workloads = 1;
+	snprintf(r->meta.options.workloads[0], NAME_LEN, "dd");
+	snprintf(r->meta.options.luks_cipher, NAME_LEN, "aes-xts-plain64");
+	r->meta.options.luks_key_bits = 512;
+	r->meta.options.luks_sector_size = 4096;
 	r->meta.tracing = true;
 	snprintf(r->meta.tracing_detail, sizeof(r->meta.tracing_detail),
 		 "tp_btf and raw_tp attached");

@@ -10,6 +10,7 @@
  * make under the test's folder).
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -382,6 +383,65 @@ static void test_signal_while_writing(void **state)
 	assert_int_equal(leftovers(tmp, NULL, 0), 0);
 }
 
+/* Valid UTF-8, by its encoding rules (no overlongs or surrogates needed
+ * here: the writer escapes every byte that is not ASCII or valid). */
+static bool utf8_valid(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		size_t more = s[i] < 0x80	      ? 0
+			      : (s[i] & 0xe0) == 0xc0 ? 1
+			      : (s[i] & 0xf0) == 0xe0 ? 2
+			      : (s[i] & 0xf8) == 0xf0 ? 3
+						      : 9;
+
+		if (more == 9 || (more && i + more >= n))
+			return false;
+		for (size_t k = 1; k <= more; k++)
+			if ((s[i + k] & 0xc0) != 0x80)
+				return false;
+		i += more + 1;
+	}
+	return true;
+}
+
+/* Item 7: a non-UTF-8 --output reached results.json raw (through options
+ * kept as JSON text); strict readers then refused the file. */
+static void test_non_utf8_output(void **state)
+{
+	char out[PATH_MAX], path[PATH_MAX + 16], *text;
+	const char *argv[14];
+	struct json_object *r;
+	size_t n;
+	FILE *f;
+	(void)state;
+
+	path_in(out, sizeof(out), "caf\xe9-\xff\xfe");
+	short_run(argv, out);
+	assert_int_equal(run_reap(run_spawn(tmp, "utf8", NULL, NULL, argv)), 0);
+	snprintf(path, sizeof(path), "%s/results.json", out);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	text = malloc(1 << 20);
+	assert_non_null(text);
+	n = fread(text, 1, (1 << 20) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	assert_true(utf8_valid((const unsigned char *)text, n));
+	free(text);
+	r = json_object_from_file(path);
+	assert_non_null(r);
+	assert_non_null(
+		strstr(json_object_get_string(
+			       get(get(get(r, "meta"), "options"), "output")),
+		       "caf\\xe9-\\xff\\xfe"));
+	json_object_put(r);
+	const char *report[] = {bin, "report", out, NULL};
+	assert_int_equal(run_reap(run_spawn(tmp, "utf8r", NULL, NULL, report)),
+			 0);
+	assert_non_null(strstr(run_output(tmp, "utf8r", "stdout"), "plain"));
+	assert_int_equal(leftovers(tmp, NULL, 0), 0);
+}
+
 /* Items 5 and 6 at the command line: `report` on a FIFO, /dev/zero, a
  * folder named results.json and a bare schema is exit 2 with one line
  * (the reader's corpus is tests/unit/test_report_input.c). */
@@ -419,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_two_runs_one_output),
 		cmocka_unit_test(test_signal_while_writing),
 		cmocka_unit_test(test_report_bad_inputs),
+		cmocka_unit_test(test_non_utf8_output),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

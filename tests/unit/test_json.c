@@ -68,6 +68,33 @@ static void cmp_cap(const struct cap *a, const struct cap *b)
 	assert_string_equal(a->detail, b->detail);
 }
 
+static void cmp_options(const struct run_options *a,
+			const struct run_options *b)
+{
+	assert_true(a->size_bytes == b->size_bytes);
+	assert_int_equal(a->runs_auto, b->runs_auto);
+	assert_int_equal(a->runs, b->runs);
+	assert_dbl(b->stable_pct, a->stable_pct);
+	assert_int_equal(a->min_runs, b->min_runs);
+	assert_int_equal(a->max_runs, b->max_runs);
+	assert_dbl(b->scale, a->scale);
+	assert_string_equal(a->preset, b->preset);
+	assert_string_equal(a->scratch, b->scratch);
+	assert_string_equal(a->output, b->output);
+	assert_int_equal(a->trace, b->trace);
+	assert_int_equal(a->drop_caches, b->drop_caches);
+	assert_int_equal(a->html, b->html);
+	assert_int_equal(a->nr_targets, b->nr_targets);
+	for (int i = 0; i < a->nr_targets; i++)
+		assert_string_equal(a->targets[i], b->targets[i]);
+	assert_int_equal(a->nr_workloads, b->nr_workloads);
+	for (int i = 0; i < a->nr_workloads; i++)
+		assert_string_equal(a->workloads[i], b->workloads[i]);
+	assert_string_equal(a->luks_cipher, b->luks_cipher);
+	assert_int_equal(a->luks_key_bits, b->luks_key_bits);
+	assert_int_equal(a->luks_sector_size, b->luks_sector_size);
+}
+
 static void cmp_caps(const struct capabilities *a, const struct capabilities *b)
 {
 	const struct cap *ca = &a->btf, *cb = &b->btf;
@@ -212,7 +239,7 @@ static void cmp_results(const struct results *a, const struct results *b)
 	assert_string_equal(ma->cpu_model, mb->cpu_model);
 	assert_string_equal(ma->started, mb->started);
 	assert_dbl(mb->duration_s, ma->duration_s);
-	assert_string_equal(ma->options, mb->options);
+	cmp_options(&ma->options, &mb->options);
 	assert_int_equal(ma->tracing, mb->tracing);
 	assert_string_equal(ma->tracing_detail, mb->tracing_detail);
 	assert_int_equal(ma->dropped_caches, mb->dropped_caches);

@@ -200,6 +200,13 @@ static const struct bad_member {
 	{"targets[1].encryption", "sector_size", "9223372036854775808",
 	 "member \"targets[1].encryption.sector_size\" is out of "
 	 "range"},
+	/* Options: typed, "runs" a count or "auto". */
+	{"meta.options", "runs", "\"often\"",
+	 "member \"meta.options.runs\" is neither a count nor \"auto\""},
+	{"meta.options", "scratch", "",
+	 "member \"meta.options.scratch\" is missing"},
+	{"meta.options", "targets", "[1]",
+	 "member \"meta.options.targets[0]\" is not a string"},
 	/* A layer's state: a known name, agreeing with "available". */
 	{"attribution[0].layers[6]", "state", "\"half\"",
 	 "member \"attribution[0].layers[6].state\" is not a layer state"},

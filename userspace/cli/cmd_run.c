@@ -167,7 +167,7 @@ static void fill_meta(struct results *r, const struct run_config *cfg)
 	}
 	if (f)
 		fclose(f);
-	run_options_json(cfg, r->meta.options, sizeof(r->meta.options));
+	run_options_of(cfg, &r->meta.options);
 	r->meta.dropped_caches = cfg->drop_caches;
 }
 

@@ -20,7 +20,8 @@ struct run_ctx {
 };
 
 uint64_t target_fs_bytes(const struct run_config *cfg);
-void run_options_json(const struct run_config *cfg, char *buf, size_t len);
+/* What results.json records of cfg (report/json.c writes it). */
+void run_options_of(const struct run_config *cfg, struct run_options *o);
 /* Returns 0, 1 when the baseline cannot be built, or 2 when a target
  * refused the user's options (the run stops either way). */
 int run_setup_targets(struct run_ctx *ctx);

@@ -19,58 +19,30 @@
 
 #define say(...) progress_say(__VA_ARGS__)
 
-void run_options_json(const struct run_config *cfg, char *buf, size_t len)
+void run_options_of(const struct run_config *cfg, struct run_options *o)
 {
-	struct json_object *o = json_object_new_object();
-	struct json_object *t = json_object_new_array();
-	struct json_object *w = json_object_new_array();
-
-	json_object_object_add(o, "size_bytes",
-			       json_object_new_int64(cfg->size_bytes));
-	if (cfg->runs_auto) {
-		json_object_object_add(o, "runs",
-				       json_object_new_string("auto"));
-		json_object_object_add(o, "stable_pct",
-				       json_object_new_double(cfg->stable_pct));
-		json_object_object_add(o, "min_runs",
-				       json_object_new_int(cfg->min_runs));
-		json_object_object_add(o, "max_runs",
-				       json_object_new_int(cfg->max_runs));
-	} else {
-		json_object_object_add(o, "runs",
-				       json_object_new_int(cfg->runs));
-	}
-	json_object_object_add(o, "scale", json_object_new_double(cfg->scale));
-	if (cfg->preset[0])
-		json_object_object_add(o, "preset",
-				       json_object_new_string(cfg->preset));
-	json_object_object_add(o, "scratch",
-			       json_object_new_string(cfg->scratch));
-	json_object_object_add(o, "output",
-			       json_object_new_string(cfg->output));
-	json_object_object_add(o, "trace", json_object_new_boolean(cfg->trace));
-	json_object_object_add(o, "drop_caches",
-			       json_object_new_boolean(cfg->drop_caches));
-	json_object_object_add(o, "html", json_object_new_boolean(cfg->html));
-	for (int i = 0; i < cfg->nr_targets; i++)
-		json_object_array_add(t,
-				      json_object_new_string(cfg->targets[i]));
-	for (int i = 0; i < cfg->nr_workloads; i++)
-		json_object_array_add(
-			w, json_object_new_string(cfg->workloads[i]));
-	json_object_object_add(o, "targets", t);
-	json_object_object_add(o, "luks_cipher",
-			       json_object_new_string(cfg->luks.cipher));
-	json_object_object_add(o, "luks_key_bits",
-			       json_object_new_int(cfg->luks.key_bits));
-	json_object_object_add(o, "luks_sector_size",
-			       json_object_new_int(cfg->luks.sector_size));
-	json_object_object_add(o, "workloads", w);
-	snprintf(buf, len, "%s",
-		 json_object_to_json_string_ext(
-			 o, JSON_C_TO_STRING_PLAIN |
-				    JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(o);
+	memset(o, 0, sizeof(*o));
+	o->size_bytes = cfg->size_bytes;
+	o->runs_auto = cfg->runs_auto;
+	o->runs = cfg->runs;
+	o->stable_pct = cfg->stable_pct;
+	o->min_runs = cfg->min_runs;
+	o->max_runs = cfg->max_runs;
+	o->scale = cfg->scale;
+	snprintf(o->preset, sizeof(o->preset), "%s", cfg->preset);
+	snprintf(o->scratch, sizeof(o->scratch), "%s", cfg->scratch);
+	snprintf(o->output, sizeof(o->output), "%s", cfg->output);
+	o->trace = cfg->trace;
+	o->drop_caches = cfg->drop_caches;
+	o->html = cfg->html;
+	o->nr_targets = cfg->nr_targets;
+	memcpy(o->targets, cfg->targets, sizeof(o->targets));
+	o->nr_workloads = cfg->nr_workloads;
+	memcpy(o->workloads, cfg->workloads, sizeof(o->workloads));
+	snprintf(o->luks_cipher, sizeof(o->luks_cipher), "%s",
+		 cfg->luks.cipher);
+	o->luks_key_bits = cfg->luks.key_bits;
+	o->luks_sector_size = cfg->luks.sector_size;
 }
 
 static void add_note(struct target_info *ti, const char *note)

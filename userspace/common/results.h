@@ -263,13 +263,34 @@ struct workload_info {
 	struct param_list params;
 };
 
+/* `run`'s options as results.json's meta.options records them: kept as
+ * this struct until report/json.c writes them. */
+struct run_options {
+	uint64_t size_bytes;
+	bool runs_auto; /* repeat until stable: stable_pct, min/max_runs */
+	int runs;
+	double stable_pct;
+	int min_runs, max_runs;
+	double scale;
+	char preset[NAME_LEN]; /* "" when none */
+	char scratch[PATH_LEN];
+	char output[PATH_LEN];
+	bool trace, drop_caches, html;
+	int nr_targets;
+	char targets[MAX_TARGETS][NAME_LEN];
+	int nr_workloads;
+	char workloads[MAX_WORKLOADS][NAME_LEN];
+	char luks_cipher[NAME_LEN];
+	int luks_key_bits, luks_sector_size;
+};
+
 struct run_meta {
 	char tool_version[NAME_LEN / 2];
 	char hostname[NAME_LEN];
 	char cpu_model[128];
 	char started[NAME_LEN]; /* ISO 8601 UTC */
 	double duration_s;
-	char options[1024]; /* JSON object text */
+	struct run_options options;
 	bool tracing;
 	char tracing_detail[DETAIL_LEN]; /* why attribution is off, if it is */
 	bool dropped_caches;

@@ -312,11 +312,13 @@ static void write_target(FILE *out, const struct target_info *t, bool base)
 static void write_run_params(FILE *out, const struct results *r, bool multi)
 {
 	const struct capabilities *c = &r->meta.caps;
+	char options[2048];
 
 	if (multi)
 		tag(out, "h3", r->meta.hostname);
 	fputs("<table class=\"kv\">\n<tr><th>options</th><td><code>", out);
-	report_html_escape(out, r->meta.options);
+	report_options_text(&r->meta.options, options, sizeof(options));
+	report_html_escape(out, options);
 	fputs("</code></td></tr>\n", out);
 	for (int w = 0; w < r->nr_workloads && w < MAX_WORKLOADS; w++) {
 		char params[2048];

@@ -43,13 +43,14 @@ static struct json_object *array_of(const void *items, int n, size_t size,
 	return built(a, err);
 }
 
-static struct json_object *str_array(const char (*s)[DETAIL_LEN], int n)
+/* n strings, each in a row of width bytes (char names[][width]). */
+static struct json_object *str_rows(const char *rows, size_t width, int n)
 {
 	struct json_object *a = json_object_new_array();
 	int err = 0;
 
 	for (int i = 0; a && i < n; i++)
-		err |= jappend(a, jstr(s[i]));
+		err |= jappend(a, jstr(rows + (size_t)i * width));
 	return built(a, err);
 }
 
@@ -65,12 +66,53 @@ struct json_object *jdouble_array(const double *d, int n)
 	return built(a, err);
 }
 
-/* Text that should be a JSON object; {} when empty. */
-static struct json_object *object_text(const char *text)
+struct json_object *report_options_json(const struct run_options *r)
 {
-	struct json_object *o = jtext_object(text);
+	struct json_object *o = json_object_new_object();
+	int err = 0;
 
-	return o ? o : json_object_new_object();
+	if (!o)
+		return NULL;
+	err |= jadd_u64(o, "size_bytes", r->size_bytes);
+	if (r->runs_auto) {
+		err |= jadd_str(o, "runs", "auto");
+		err |= jadd_double(o, "stable_pct", r->stable_pct);
+		err |= jadd_int(o, "min_runs", r->min_runs);
+		err |= jadd_int(o, "max_runs", r->max_runs);
+	} else {
+		err |= jadd_int(o, "runs", r->runs);
+	}
+	err |= jadd_double(o, "scale", r->scale);
+	if (r->preset[0])
+		err |= jadd_str(o, "preset", r->preset);
+	err |= jadd_str(o, "scratch", r->scratch);
+	err |= jadd_str(o, "output", r->output);
+	err |= jadd_bool(o, "trace", r->trace);
+	err |= jadd_bool(o, "drop_caches", r->drop_caches);
+	err |= jadd_bool(o, "html", r->html);
+	err |= jadd(o, "targets",
+		    str_rows(r->targets[0], NAME_LEN,
+			     clamp_n(r->nr_targets, MAX_TARGETS)));
+	err |= jadd_str(o, "luks_cipher", r->luks_cipher);
+	err |= jadd_int(o, "luks_key_bits", r->luks_key_bits);
+	err |= jadd_int(o, "luks_sector_size", r->luks_sector_size);
+	err |= jadd(o, "workloads",
+		    str_rows(r->workloads[0], NAME_LEN,
+			     clamp_n(r->nr_workloads, MAX_WORKLOADS)));
+	return built(o, err);
+}
+
+void report_options_text(const struct run_options *r, char *buf, size_t len)
+{
+	struct json_object *o = report_options_json(r);
+
+	/* json-c writes "/" as "\\/" unless told not to. */
+	snprintf(buf, len, "%s",
+		 o ? json_object_to_json_string_ext(
+			     o, JSON_C_TO_STRING_PLAIN |
+					JSON_C_TO_STRING_NOSLASHESCAPE)
+		   : "{}");
+	json_object_put(o);
 }
 
 static struct json_object *cipher_drivers(const struct capabilities *caps)
@@ -99,7 +141,7 @@ static struct json_object *meta_json(const struct run_meta *m)
 	err |= jadd(o, "cipher_drivers", cipher_drivers(&m->caps));
 	err |= jadd_str(o, "started", m->started);
 	err |= jadd_double(o, "duration_s", m->duration_s);
-	err |= jadd(o, "options", object_text(m->options));
+	err |= jadd(o, "options", report_options_json(&m->options));
 	err |= jadd_bool(o, "tracing", m->tracing);
 	err |= jadd_str(o, "tracing_detail", m->tracing_detail);
 	err |= jadd_bool(o, "dropped_caches", m->dropped_caches);
@@ -183,7 +225,8 @@ static struct json_object *target_json(const void *item)
 	if (t->zfs.dataset[0])
 		err |= jadd(o, "zfs", zfs_json(&t->zfs));
 	err |= jadd(o, "notes",
-		    str_array(t->notes, clamp_n(t->nr_notes, MAX_NOTES)));
+		    str_rows(t->notes[0], DETAIL_LEN,
+			     clamp_n(t->nr_notes, MAX_NOTES)));
 	return built(o, err);
 }
 
@@ -378,9 +421,9 @@ static struct json_object *verdict_json(const void *item)
 	err |= jadd_str(o, "workload", v->workload);
 	err |= jadd_str(o, "op", op_name(v->op));
 	err |= jadd_str(o, "summary", v->summary);
-	err |= jadd(
-		o, "evidence",
-		str_array(v->evidence, clamp_n(v->nr_evidence, MAX_EVIDENCE)));
+	err |= jadd(o, "evidence",
+		    str_rows(v->evidence[0], DETAIL_LEN,
+			     clamp_n(v->nr_evidence, MAX_EVIDENCE)));
 	return built(o, err);
 }
 

@@ -2,7 +2,7 @@
 /*
  * results.json reader: the inverse of json.c. Every field the model has
  * comes back exactly (doubles are written in round-trip precision);
- * options and params come back as compact JSON text, and cipher_drivers is
+ * options and params come back typed, and cipher_drivers is
  * not read because it repeats meta.capabilities.ciphers. Errors stick
  * (see report_priv.h): the first one is reported and the rest skipped.
  */
@@ -56,8 +56,9 @@ static void read_array(int *err, struct json_object *o, const char *key,
 	read_array((err), (o), (key), (max), (arr), sizeof((arr)[0]), (count), \
 		   (fn))
 
-static void read_strs(int *err, struct json_object *o, const char *key, int max,
-		      char (*dst)[DETAIL_LEN], int *count)
+/* An array of strings into rows of width bytes each. */
+static void read_str_rows(int *err, struct json_object *o, const char *key,
+			  int max, char *dst, size_t width, int *count)
 {
 	struct json_object *a;
 	size_t n = jget_array(err, o, key, (size_t)max, &a);
@@ -66,11 +67,69 @@ static void read_strs(int *err, struct json_object *o, const char *key, int max,
 		struct json_object *s = json_object_array_get_idx(a, i);
 
 		if (entry_is(err, key, i, s, json_type_string))
-			snprintf(dst[i], DETAIL_LEN, "%s",
+			snprintf(dst + i * width, width, "%s",
 				 json_object_get_string(s));
 	}
 	if (!*err)
 		*count = (int)n;
+}
+
+static void read_strs(int *err, struct json_object *o, const char *key, int max,
+		      char (*dst)[DETAIL_LEN], int *count)
+{
+	read_str_rows(err, o, key, max, dst[0], DETAIL_LEN, count);
+}
+
+/*
+ * meta.options, the writer's report_options_json inverse. "scale",
+ * "preset", the --runs auto members and the luks ones are optional:
+ * files from before them lack them.
+ */
+static void options_from(int *err, struct json_object *meta,
+			 struct run_options *r)
+{
+	struct json_object *o = jget_object(err, meta, "options"), *runs;
+	char word[8] = "";
+
+	memset(r, 0, sizeof(*r));
+	r->scale = 1;
+	if (!o)
+		return;
+	jctx_push("options", -1);
+	jget_u64(err, o, "size_bytes", &r->size_bytes);
+	if (json_object_object_get_ex(o, "runs", &runs) &&
+	    json_object_is_type(runs, json_type_string)) {
+		jget_str(err, o, "runs", word, sizeof(word));
+		if (!*err && strcmp(word, "auto"))
+			jget_fail(err, -EINVAL, "runs",
+				  "is neither a count nor \"auto\"");
+		r->runs_auto = true;
+		jget_double(err, o, "stable_pct", &r->stable_pct);
+		jget_int(err, o, "min_runs", &r->min_runs);
+		jget_int(err, o, "max_runs", &r->max_runs);
+	} else {
+		jget_int(err, o, "runs", &r->runs);
+	}
+	if (jhas(o, "scale"))
+		jget_double(err, o, "scale", &r->scale);
+	if (jhas(o, "preset"))
+		jget_str(err, o, "preset", r->preset, sizeof(r->preset));
+	jget_str(err, o, "scratch", r->scratch, sizeof(r->scratch));
+	jget_str(err, o, "output", r->output, sizeof(r->output));
+	jget_bool(err, o, "trace", &r->trace);
+	jget_bool(err, o, "drop_caches", &r->drop_caches);
+	jget_bool(err, o, "html", &r->html);
+	read_str_rows(err, o, "targets", MAX_TARGETS, r->targets[0], NAME_LEN,
+		      &r->nr_targets);
+	read_str_rows(err, o, "workloads", MAX_WORKLOADS, r->workloads[0],
+		      NAME_LEN, &r->nr_workloads);
+	if (jhas(o, "luks_cipher")) {
+		jget_str(err, o, "luks_cipher", r->luks_cipher,
+			 sizeof(r->luks_cipher));
+		jget_int(err, o, "luks_key_bits", &r->luks_key_bits);
+		jget_int(err, o, "luks_sector_size", &r->luks_sector_size);
+	}
+	jctx_pop();
 }
 
 static void read_doubles(int *err, struct json_object *o, const char *key,
@@ -105,7 +164,7 @@ static void meta_from(int *err, struct json_object *o, struct run_meta *m)
 	jget_bool(err, o, "cpu_aes", &m->caps.cpu_aes);
 	jget_str(err, o, "started", m->started, sizeof(m->started));
 	jget_double(err, o, "duration_s", &m->duration_s);
-	jget_text(err, o, "options", m->options, sizeof(m->options));
+	options_from(err, o, &m->options);
 	jget_bool(err, o, "tracing", &m->tracing);
 	jget_str(err, o, "tracing_detail", m->tracing_detail,
 		 sizeof(m->tracing_detail));

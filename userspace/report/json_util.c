@@ -88,19 +88,6 @@ int jappend(struct json_object *a, struct json_object *v)
 	return 0;
 }
 
-struct json_object *jtext_object(const char *text)
-{
-	struct json_object *o;
-
-	if (!text || !*text)
-		return NULL;
-	o = json_tokener_parse(text);
-	if (o && json_object_is_type(o, json_type_object))
-		return o;
-	json_object_put(o);
-	return jstr(text);
-}
-
 /* ---- reading: the first error, one line naming the member ---------- */
 
 static char err_text[256];
@@ -370,22 +357,4 @@ struct json_object *jget_object(int *err, struct json_object *o,
 		return NULL;
 	}
 	return v;
-}
-
-void jget_text(int *err, struct json_object *o, const char *key, char *buf,
-	       size_t len)
-{
-	const int flags =
-		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
-	struct json_object *v;
-
-	if (!member(err, o, key, &v))
-		return;
-	if (json_object_is_type(v, json_type_string))
-		copy_str(err, key, json_object_get_string(v), buf, len);
-	else if (!v || !json_object_is_type(v, json_type_object))
-		bad_type(err, key, "an object");
-	else
-		copy_str(err, key, json_object_to_json_string_ext(v, flags),
-			 buf, len);
 }

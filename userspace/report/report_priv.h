@@ -43,9 +43,10 @@ int jappend(struct json_object *a, struct json_object *v);
 struct json_object *report_results_json(const struct results *r);
 /* One struct comparison (item) as results.json's comparisons hold it. */
 struct json_object *report_comparison_json(const void *item);
-/* Parse JSON object text; NULL for empty text. Text that is not an object
- * comes back as a JSON string so that nothing is lost or made invalid. */
-struct json_object *jtext_object(const char *text);
+/* meta.options as results.json holds it, and as one line of that JSON
+ * (run.log, report.html). */
+struct json_object *report_options_json(const struct run_options *r);
+void report_options_text(const struct run_options *r, char *buf, size_t len);
 
 /*
  * Readers, with a sticky error: each does nothing once *err is set, and
@@ -92,9 +93,6 @@ void jctx_pop(void);
 /* Before a document: no error, no context. After: the first error. */
 void jget_reset(void);
 const char *jget_error(void);
-/* Object (or string) member back into compact JSON object text. */
-void jget_text(int *err, struct json_object *o, const char *key, char *buf,
-	       size_t len);
 
 /*
  * json_caps.c: the capability groups, each ending with a NULL name, in the

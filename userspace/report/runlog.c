@@ -5,21 +5,11 @@
  * plain text.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "report_priv.h"
 #include "report.h"
-
-/* The first of keys present in the options object, as text. */
-static const char *option(struct json_object *opts, const char *const *keys)
-{
-	struct json_object *v;
-
-	for (; *keys; keys++)
-		if (json_object_object_get_ex(opts, *keys, &v))
-			return json_object_get_string(v);
-	return "(not recorded)";
-}
 
 /* "key=value key=value": a workload's parameters as run.log and
  * report.html show them. */
@@ -64,11 +54,9 @@ static int build_runlog(FILE *out, const void *arg)
 {
 	const struct results *r = ((const struct runlog *)arg)->r;
 	const char *dir = ((const struct runlog *)arg)->dir;
-	static const char *const scratch_k[] = {"scratch", NULL};
-	static const char *const size_k[] = {"size_bytes", "size", NULL};
-	static const char *const runs_k[] = {"runs", "iterations", NULL};
 	const struct run_meta *m = &r->meta;
-	struct json_object *opts = jtext_object(m->options);
+	const struct run_options *o = &m->options;
+	char all[2048];
 
 	fprintf(out, "encbench-trace run log\n\n");
 	fprintf(out, "tool version:   %s\n", m->tool_version);
@@ -79,15 +67,17 @@ static int build_runlog(FILE *out, const void *arg)
 	fprintf(out, "cpu:            %s (AES instructions: %s)\n",
 		m->cpu_model, m->caps.cpu_aes ? "yes" : "no");
 	fprintf(out, "output folder:  %s\n", dir);
-	fprintf(out, "scratch:        %s\n", option(opts, scratch_k));
-	fprintf(out, "file size:      %s bytes\n", option(opts, size_k));
-	fprintf(out, "iterations:     %s\n", option(opts, runs_k));
-	/* Re-serialised: json-c writes "/" as "\/" unless told not to. */
-	fprintf(out, "all options:    %s\n",
-		opts ? json_object_to_json_string_ext(
-			       opts, JSON_C_TO_STRING_PLAIN |
-					     JSON_C_TO_STRING_NOSLASHESCAPE)
-		     : "{}");
+	fprintf(out, "scratch:        %s\n", o->scratch);
+	fprintf(out, "file size:      %" PRIu64 " bytes\n", o->size_bytes);
+	if (o->runs_auto)
+		fprintf(out,
+			"iterations:     auto (%d to %d, until every metric's "
+			"standard error is under %g %%)\n",
+			o->min_runs, o->max_runs, o->stable_pct);
+	else
+		fprintf(out, "iterations:     %d\n", o->runs);
+	report_options_text(o, all, sizeof(all));
+	fprintf(out, "all options:    %s\n", all);
 	fprintf(out, "caches dropped: %s\n",
 		m->dropped_caches ? "yes, before every read" : "no");
 	fprintf(out, "tracing:        %s%s%s%s\n", m->tracing ? "on" : "off",
@@ -112,7 +102,6 @@ static int build_runlog(FILE *out, const void *arg)
 		report_params_text(&r->workloads[i].params, text, sizeof(text));
 		fprintf(out, "  %-12s %s\n", r->workloads[i].name, text);
 	}
-	json_object_put(opts);
 	return ferror(out) ? -ENOMEM : 0;
 }
 
