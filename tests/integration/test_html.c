@@ -25,6 +25,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "chromium.h"
 #include "file_text.h"
 
 static char tmp[] = "/var/tmp/encbench-html.XXXXXX";
@@ -78,48 +79,6 @@ static struct json_object *get(struct json_object *o, const char *k)
 	return v;
 }
 
-/* argv to completion, stdout to the file `save` (or /dev/null); status. */
-static int run_to(const char *const *argv, const char *save)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		if (!freopen(save ? save : "/dev/null", "w", stdout))
-			_exit(97);
-		if (!getenv("ENCBENCH_TEST_VERBOSE"))
-			freopen("/dev/null", "w", stderr);
-		execvp(argv[0], (char *const *)argv);
-		_exit(98);
-	}
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/* Chromium as a test harness: headless, no sandbox (we are root), its
- * profile in our folder, and a proxy nobody listens on: offline. */
-static int chromium(const char *what, const char *page, const char *save)
-{
-	char profile[PATH_MAX], url[PATH_MAX + 8];
-
-	snprintf(profile, sizeof(profile), "--user-data-dir=%s/profile", tmp);
-	snprintf(url, sizeof(url), "file://%s", page);
-	const char *argv[] = {"chromium",
-			      "--headless=new",
-			      "--no-sandbox",
-			      "--disable-gpu",
-			      "--no-first-run",
-			      "--hide-scrollbars",
-			      "--proxy-server=127.0.0.1:9",
-			      "--virtual-time-budget=15000",
-			      "--window-size=1280,5600",
-			      profile,
-			      what,
-			      url,
-			      NULL};
-	return run_to(argv, save);
-}
-
 static int setup(void **state)
 {
 	char path[PATH_MAX], copy[PATH_MAX], dom[PATH_MAX];
@@ -161,7 +120,7 @@ static int setup(void **state)
 	fclose(f);
 	free(html);
 	snprintf(dom, sizeof(dom), "%s/dom.html", tmp);
-	if (chromium("--dump-dom", copy, dom))
+	if (chromium(tmp, "--dump-dom", copy, dom))
 		return -1;
 	text = file_text(dom);
 	head = text ? strstr(text, "<pre id=\"encbench-check\">") : NULL;
@@ -239,7 +198,7 @@ static void test_screenshot(void **state)
 	unlink(shot);
 	snprintf(arg, sizeof(arg), "--screenshot=%s", shot);
 	snprintf(page, sizeof(page), "%s/report.html", out);
-	assert_int_equal(chromium(arg, page, NULL), 0);
+	assert_int_equal(chromium(tmp, arg, page, NULL), 0);
 	assert_int_equal(stat(shot, &st), 0);
 	/* A page of text and charts, not an empty canvas. */
 	assert_true(st.st_size > 50000);

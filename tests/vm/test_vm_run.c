@@ -22,6 +22,7 @@
 #include <json-c/json.h>
 
 #include "../results_json.h"
+#include "../trace_event_check.h"
 
 static char tmp[] = "/var/tmp/encbench-vmrun.XXXXXX";
 static char out[sizeof(tmp) + 16];
@@ -186,6 +187,26 @@ static void test_timeline_crypt_work(void **state)
 			 0);
 }
 
+/* Each target's timeline keeps Perfetto's and catapult's rules
+ * (trace_event_check.h) here too, where luks2 has two devices (dm and
+ * loop) and kcryptd's kworkers, whose tids are small in a guest. */
+static void test_timeline_rules(void **state)
+{
+	/* ecryptfs: dd does not apply (no O_DIRECT), so no timeline. */
+	static const char *const targets[] = {"plain", "luks2", "fscrypt"};
+	char path[sizeof(out) + 64], why[256];
+	struct te_summary sum;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+		snprintf(path, sizeof(path), "%s/timeline-%s-dd.json", out,
+			 targets[i]);
+		if (te_check(path, &sum, why, sizeof(why)))
+			fail_msg("%s: %s", targets[i], why);
+		assert_true(sum.spans > 0);
+	}
+}
+
 static int64_t count_of(const char *target, const char *op, const char *layer)
 {
 	return json_object_get_int64(
@@ -258,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_hw_driver),
 		cmocka_unit_test(test_luks2_described),
 		cmocka_unit_test(test_timeline_crypt_work),
+		cmocka_unit_test(test_timeline_rules),
 		cmocka_unit_test(test_luks2_attribution),
 		cmocka_unit_test(test_ecryptfs),
 	};
