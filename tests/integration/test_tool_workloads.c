@@ -4,8 +4,9 @@
  * with tracing, as root, at small sizes on plain and fscrypt: fio's
  * figures agree with each other (bandwidth is IOPS times the block size,
  * Little's law bounds IOPS times latency by the queue depth) and the
- * tracer saw its read jobs' I/O; a fio engine fio rejects is fio's own
- * one-line message, exit 2, nothing created. compilebench made the tree it
+ * tracer saw its read jobs' I/O; a fio engine or job file fio rejects is
+ * fio's own one-line message, exit 2, nothing created; --fio-job runs a
+ * job file's jobs on the target. compilebench made the tree it
  * says (its MB/s is that tree's bytes over the phase's time, and it counts
  * the files itself); build's program was built and printed its checksum
  * (a compiler that builds nothing fails the run).
@@ -236,21 +237,76 @@ static void test_fio_read_attribution(void **state)
 	assert_true(layer_count(attrib("plain", "fio", "read"), "device") > 0);
 }
 
-static void test_fio_bad_engine(void **state)
+/* A job file in tmp with `text`; its path in buf. */
+static void job_file(const char *name, const char *text, char *buf, size_t len)
 {
-	static const char *const bad[] = {"-w", "fio", "--fio-engine",
-					  "nosuchengine"};
-	char out[PATH_MAX];
-	const char *err;
+	FILE *f;
+
+	snprintf(buf, len, "%s/%s", tmp, name);
+	f = fopen(buf, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* What fio rejects (an engine, a job file) is fio's one line, exit 2,
+ * nothing created. */
+static void test_fio_rejects(void **state)
+{
+	char out[PATH_MAX], file[PATH_MAX];
+	const char *bad[2][4] = {
+		{"-w", "fio", "--fio-engine", "nosuchengine"},
+		{"-w", "fio", "--fio-job", file},
+	};
+	const char *says[2] = {"nosuchengine", "fio: failed parsing rw=bogus"};
 	struct stat st;
 
 	(void)state;
-	snprintf(out, sizeof(out), "%s/bad-engine", tmp);
-	assert_int_equal(run_in(out, bad, 4), 2);
-	err = run_output(tmp, "run", "stderr");
-	assert_int_equal(count_lines(err), 1);
-	assert_non_null(strstr(err, "nosuchengine"));
-	assert_int_equal(stat(out, &st), -1);
+	job_file("bad.fio", "[j]\nrw=bogus\n", file, sizeof(file));
+	for (int i = 0; i < 2; i++) {
+		const char *err;
+
+		snprintf(out, sizeof(out), "%s/bad-fio%d", tmp, i);
+		assert_int_equal(run_in(out, bad[i], 4), 2);
+		err = run_output(tmp, "run", "stderr");
+		assert_int_equal(count_lines(err), 1);
+		assert_non_null(strstr(err, says[i]));
+		assert_int_equal(stat(out, &st), -1);
+	}
+}
+
+/* --fio-job: the job file's jobs run (in a folder of ours on the target,
+ * where fio makes their files) and their totals agree with each other. */
+static void test_fio_job_file(void **state)
+{
+	char out[PATH_MAX], file[PATH_MAX], path[PATH_MAX];
+	const char *args[] = {"-w",    "fio", "--fio-job", file,	"-t",
+			      "plain", "-n",  "1",	   "--no-trace"};
+	struct json_object *doc, *r[2];
+	double mbps, iops;
+
+	(void)state;
+	job_file("two.fio",
+		 "[global]\nbs=4k\nsize=4M\nruntime=300ms\ntime_based\n"
+		 "direct=1\n[r]\nrw=randread\n[w]\nrw=randwrite\n",
+		 file, sizeof(file));
+	snprintf(out, sizeof(out), "%s/job-file", tmp);
+	assert_int_equal(run_in(out, args, sizeof(args) / sizeof(args[0])), 0);
+	snprintf(path, sizeof(path), "%s/results.json", out);
+	doc = json_object_from_file(path);
+	assert_non_null(doc);
+	for (int i = 0; i < 2; i++)
+		r[i] = json_object_array_get_idx(get(doc, "results"), i);
+	assert_string_equal(json_object_get_string(get(r[0], "metric")),
+			    "job_mbps");
+	assert_string_equal(json_object_get_string(get(r[1], "metric")),
+			    "job_iops");
+	mbps = json_object_get_double(get(r[0], "mean"));
+	iops = json_object_get_double(get(r[1], "mean"));
+	/* Both jobs' 4 KiB blocks, counted as bytes and as I/Os. */
+	assert_true(mbps > 0);
+	assert_float_equal(mbps * 1e6, iops * 4096, 0.02 * mbps * 1e6);
+	json_object_put(doc);
 }
 
 static struct json_object *params_of(const char *workload)
@@ -351,7 +407,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fio_figures),
 		cmocka_unit_test(test_fio_read_attribution),
-		cmocka_unit_test(test_fio_bad_engine),
+		cmocka_unit_test(test_fio_rejects),
+		cmocka_unit_test(test_fio_job_file),
 		cmocka_unit_test(test_compilebench),
 		cmocka_unit_test(test_build),
 		cmocka_unit_test(test_nothing_left),

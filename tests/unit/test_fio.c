@@ -2,7 +2,8 @@
 /*
  * The fio workload without running fio: its reading of a captured
  * `fio --output-format=json` (fio 3.33, 4 KiB random read, io_uring,
- * tests/unit/fio-randread-4k.json), and its parameters: the jobs, their
+ * tests/unit/fio-randread-4k.json), per job side and as a job file's
+ * totals, and its parameters: the jobs, their
  * metrics and directions, and bad values refused with a reason.
  */
 #include <setjmp.h>
@@ -68,6 +69,28 @@ static void test_read_side(void **state)
 	assert_float_equal(f.mbps * 1e6 * f.runtime_s, f.io_bytes,
 			   0.01 * f.io_bytes);
 	assert_float_equal(f.iops * 4096, f.mbps * 1e6, 0.01 * f.mbps * 1e6);
+	free(text);
+}
+
+/* A job file's totals: here one job of reads, so the read side. */
+static void test_totals(void **state)
+{
+	struct fio_figures side, all;
+	char why[DETAIL_LEN] = "";
+	char *text = fixture();
+
+	(void)state;
+	assert_int_equal(fio_parse_json(text, true, &side, why, sizeof(why)),
+			 0);
+	assert_int_equal(fio_parse_totals(text, &all, why, sizeof(why)), 0);
+	assert_float_equal(all.mbps, side.mbps, 1e-9);
+	assert_float_equal(all.iops, side.iops, 1e-9);
+	assert_float_equal(all.io_bytes, side.io_bytes, 0.5);
+	assert_float_equal(all.clat_mean_us, side.clat_mean_us, 1e-9);
+	assert_float_equal(all.runtime_s, 0.513, 1e-9);
+	edit(text, "\"io_bytes\" : 79253504", "\"io_bytes\" : 0");
+	assert_int_equal(fio_parse_totals(text, &all, why, sizeof(why)), -1);
+	assert_string_equal(why, "fio's jobs did no I/O");
 	free(text);
 }
 
@@ -148,6 +171,14 @@ static void test_params(void **state)
 			     "read,read,read,read,read,read,read,read,"
 			     "read,read,read"),
 			 -1);
+	assert_int_equal(set(p, "job", "tests/unit/no-such.fio"), -1);
+	assert_int_equal(set(p, "job", "tests/unit"), -1);
+	/* A job file (any regular file here: fio judges it in check()). */
+	assert_int_equal(set(p, "job", FIXTURE), 0);
+	assert_int_equal(w->metrics(p, m), 3);
+	assert_string_equal(m[0].name, "job_mbps");
+	assert_true(m[1].higher_is_better);
+	assert_false(m[2].higher_is_better);
 	free(p);
 }
 
@@ -155,6 +186,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read_side),
+		cmocka_unit_test(test_totals),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_params),
 	};

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <linux/io_uring.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,15 +28,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
-
 #include "fio.h"
 #include "workload.h"
 #include "../common/parse.h"
 #include "../storage/target.h"
 #include "../storage/zfs.h"
 
-#define FIO_METRICS  6 /* per job: mbps, iops, clat mean, p50, p99, p99.9 */
+#define FIO_METRICS	     6 /* per job: mbps, iops, clat mean, p50, p99, p99.9 */
+#define FIO_JOB_FILE_METRICS 3 /* a job file's totals: mbps, iops, clat mean   \
+				*/
 #define FIO_MAX_JOBS (MAX_METRICS / FIO_METRICS)
 #define FIO_OUT_MAX  (4u << 20) /* more JSON than this is not fio's */
 
@@ -47,6 +48,7 @@ struct fio_params {
 	double runtime_s;
 	long iodepth;
 	char engine[32];
+	char job_file[PATH_LEN]; /* --fio-job: run this instead, absolute */
 };
 
 /* One fio invocation: what the timed child runs. */
@@ -57,6 +59,7 @@ struct fio_run {
 	char args[1 + FIO_MAX_JOBS * FIO_JOB_ARGS][96]; /* argv's strings */
 	char filename[PATH_LEN + 16];
 	int argc, nargs; /* argv and args used */
+	const char *cwd; /* where fio runs (a job file's relative paths) */
 	int out_fd, err_fd;
 };
 
@@ -88,72 +91,6 @@ static void job_name(const struct fio_params *p, int i, char *buf, size_t len)
 			 (unsigned long long)(bs >> 10));
 	else
 		snprintf(buf, len, "%s_%llu", p->rw[i], (unsigned long long)bs);
-}
-
-/* ---- fio's JSON ---------------------------------------------------- */
-
-static bool num_at(struct json_object *o, const char *k, double *out)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, k, &v) ||
-	    (!json_object_is_type(v, json_type_int) &&
-	     !json_object_is_type(v, json_type_double)))
-		return false;
-	*out = json_object_get_double(v);
-	return true;
-}
-
-int fio_parse_json(const char *text, bool read_side, struct fio_figures *out,
-		   char *why, size_t len)
-{
-	const char *side = read_side ? "read" : "write";
-	struct json_object *root = json_tokener_parse(text);
-	struct json_object *jobs, *job, *s, *clat, *pct;
-	double err = 0, bw = 0, runtime_ms = 0;
-	int rc = -1;
-
-	if (!root || !json_object_object_get_ex(root, "jobs", &jobs) ||
-	    !json_object_is_type(jobs, json_type_array) ||
-	    !json_object_array_length(jobs)) {
-		snprintf(why, len, "fio's output is not its JSON (no jobs)");
-		goto cleanup;
-	}
-	job = json_object_array_get_idx(jobs, 0);
-	if (num_at(job, "error", &err) && err) {
-		snprintf(why, len, "fio's job failed: error %d", (int)err);
-		goto cleanup;
-	}
-	if (!json_object_object_get_ex(job, side, &s) ||
-	    !num_at(s, "io_bytes", &out->io_bytes) ||
-	    !num_at(s, "runtime", &runtime_ms)) {
-		snprintf(why, len, "fio's JSON has no %s side", side);
-		goto cleanup;
-	}
-	if (out->io_bytes <= 0 || runtime_ms <= 0) {
-		snprintf(why, len, "fio did no %s I/O", side);
-		goto cleanup;
-	}
-	if (!json_object_object_get_ex(s, "clat_ns", &clat) ||
-	    !json_object_object_get_ex(clat, "percentile", &pct) ||
-	    !num_at(s, "bw_bytes", &bw) || !num_at(s, "iops", &out->iops) ||
-	    !num_at(clat, "mean", &out->clat_mean_us) ||
-	    !num_at(pct, "50.000000", &out->clat_p50_us) ||
-	    !num_at(pct, "99.000000", &out->clat_p99_us) ||
-	    !num_at(pct, "99.900000", &out->clat_p999_us)) {
-		snprintf(why, len, "fio's JSON lacks the %s figures", side);
-		goto cleanup;
-	}
-	out->mbps = bw / 1e6;
-	out->runtime_s = runtime_ms / 1e3;
-	out->clat_mean_us /= 1e3;
-	out->clat_p50_us /= 1e3;
-	out->clat_p99_us /= 1e3;
-	out->clat_p999_us /= 1e3;
-	rc = 0;
-cleanup:
-	json_object_put(root);
-	return rc;
 }
 
 /* ---- running fio --------------------------------------------------- */
@@ -263,8 +200,9 @@ static int fio_child(void *arg, double *secs)
 {
 	struct fio_run *r = arg;
 	double t0 = now_s();
-	int err = workload_exec(r->argv, r->out_fd, r->err_fd);
+	int err = r->cwd && chdir(r->cwd) ? -errno : 0;
 
+	err = err ?: workload_exec(r->argv, r->out_fd, r->err_fd);
 	*secs = now_s() - t0;
 	return err;
 }
@@ -277,6 +215,19 @@ static bool buffered_in_disguise(const struct target *t)
 	       !strcmp(t->info.kind, "fscrypt");
 }
 
+static int remove_one(const char *path, const struct stat *st, int type,
+		      struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* The file the jobs share, laid out untimed; with --fio-job, a folder
+ * for whatever the job file makes (fio's default file names are
+ * relative). Either is ctx->state, a path. */
 static int fio_setup(struct workload_ctx *ctx)
 {
 	const struct fio_params *p = ctx->params;
@@ -285,10 +236,13 @@ static int fio_setup(struct workload_ctx *ctx)
 
 	if (!path)
 		return -ENOMEM;
-	workload_path(ctx, "fio.dat", path, PATH_LEN + 32);
-	err = workload_random_file(path, p->size_bytes);
-	if (err) {
+	workload_path(ctx, p->job_file[0] ? "fio-job" : "fio.dat", path,
+		      PATH_LEN + 32);
+	if (p->job_file[0])
+		err = mkdir(path, 0700) ? -errno : 0;
+	else if ((err = workload_random_file(path, p->size_bytes)))
 		unlink(path);
+	if (err) {
 		free(path);
 		return err;
 	}
@@ -298,11 +252,64 @@ static int fio_setup(struct workload_ctx *ctx)
 
 static void fio_teardown(struct workload_ctx *ctx)
 {
+	const struct fio_params *p = ctx->params;
+
 	if (!ctx->state)
 		return;
-	unlink(ctx->state);
+	if (p->job_file[0])
+		nftw(ctx->state, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	else
+		unlink(ctx->state);
 	free(ctx->state);
 	ctx->state = NULL;
+}
+
+/* Run r's fio as the timed child for metrics m..: per job side (read
+ * or write: 6 metrics) or the totals of a job file (-1: 3 metrics). */
+static int fio_measure(const struct workload_ctx *ctx, struct fio_run *r, int m,
+		       const char *name, int side, struct sample *out)
+{
+	const char *tname = ctx->target->info.name;
+	char why[DETAIL_LEN] = "no output";
+	struct fio_figures f;
+	int err, n = side < 0 ? FIO_JOB_FILE_METRICS : FIO_METRICS;
+	char *text;
+
+	if (ctx->drop_caches && (err = drop_caches()))
+		return err;
+	err = workload_spawn(ctx, fio_child, r, out, m);
+	if (err == -EINTR)
+		return err;
+	if (err) {
+		fio_complaint(r->err_fd, why, sizeof(why));
+		fprintf(stderr, "encbench-trace: fio %s on %s: %s\n", name,
+			tname, why);
+		return err;
+	}
+	text = memfd_text(r->out_fd);
+	if (!text)
+		err = -1;
+	else if (side < 0)
+		err = fio_parse_totals(text, &f, why, sizeof(why));
+	else
+		err = fio_parse_json(text, side, &f, why, sizeof(why));
+	free(text);
+	if (err) {
+		fprintf(stderr, "encbench-trace: fio %s on %s: %s\n", name,
+			tname, why);
+		return -EIO;
+	}
+	out->values[m] = f.mbps;
+	out->values[m + 1] = f.iops;
+	out->values[m + 2] = f.clat_mean_us;
+	if (side >= 0) {
+		out->values[m + 3] = f.clat_p50_us;
+		out->values[m + 4] = f.clat_p99_us;
+		out->values[m + 5] = f.clat_p999_us;
+	}
+	for (int k = 1; k < n; k++)
+		sample_share(out, m, m + k);
+	return 0;
 }
 
 static int fio_one_job(const struct workload_ctx *ctx, int i, struct fio_run *r,
@@ -310,48 +317,29 @@ static int fio_one_job(const struct workload_ctx *ctx, int i, struct fio_run *r,
 {
 	const struct fio_params *p = ctx->params;
 	const struct target *t = ctx->target;
-	bool disguised = buffered_in_disguise(t);
-	char why[DETAIL_LEN] = "no output", name[NAME_LEN];
-	struct fio_figures f;
-	char *text;
-	int m = i * FIO_METRICS, err;
+	char name[NAME_LEN];
 
-	err = memfd_reset(r->out_fd) ?: memfd_reset(r->err_fd);
-	if (err)
-		return err;
 	fio_argv(r, ctx->state, false);
-	fio_job_args(r, p, i, !(t->kind && t->kind->no_direct_io), disguised);
-	if (ctx->drop_caches && (err = drop_caches()))
-		return err;
-	err = workload_spawn(ctx, fio_child, r, out, m);
-	if (err == -EINTR)
-		return err;
+	fio_job_args(r, p, i, !(t->kind && t->kind->no_direct_io),
+		     buffered_in_disguise(t));
 	job_name(p, i, name, sizeof(name));
-	if (err) {
-		fio_complaint(r->err_fd, why, sizeof(why));
-		fprintf(stderr, "encbench-trace: fio %s on %s: %s\n", name,
-			t->info.name, why);
-		return err;
-	}
-	text = memfd_text(r->out_fd);
-	err = text ? fio_parse_json(text, is_read(p->rw[i]), &f, why,
-				    sizeof(why))
-		   : -1;
-	free(text);
-	if (err) {
-		fprintf(stderr, "encbench-trace: fio %s on %s: %s\n", name,
-			t->info.name, why);
-		return -EIO;
-	}
-	out->values[m] = f.mbps;
-	out->values[m + 1] = f.iops;
-	out->values[m + 2] = f.clat_mean_us;
-	out->values[m + 3] = f.clat_p50_us;
-	out->values[m + 4] = f.clat_p99_us;
-	out->values[m + 5] = f.clat_p999_us;
-	for (int k = 1; k < FIO_METRICS; k++)
-		sample_share(out, m, m + k);
-	return 0;
+	return fio_measure(ctx, r, i * FIO_METRICS, name, is_read(p->rw[i]),
+			   out);
+}
+
+/* --fio-job: fio runs the job file in a folder of ours on the target. */
+static int fio_job_file(const struct workload_ctx *ctx, struct fio_run *r,
+			struct sample *out)
+{
+	const struct fio_params *p = ctx->params;
+
+	fio_argv(r, "", false);
+	run_arg(r, "--output-format=json");
+	run_arg(r, "--output=/dev/stdout");
+	r->argv[r->argc++] = (char *)p->job_file;
+	r->argv[r->argc] = NULL;
+	r->cwd = ctx->state;
+	return fio_measure(ctx, r, 0, "job file", -1, out);
 }
 
 static int fio_run_once(const struct workload_ctx *ctx, struct sample *out)
@@ -367,12 +355,52 @@ static int fio_run_once(const struct workload_ctx *ctx, struct sample *out)
 	r->err_fd = memfd_create("encbench-fio-err", MFD_CLOEXEC);
 	if (r->out_fd < 0 || r->err_fd < 0)
 		err = -errno;
-	for (int i = 0; i < p->nr_rw && !err; i++)
-		err = fio_one_job(ctx, i, r, out);
+	for (int i = 0; i < p->nr_rw && !err && !p->job_file[0]; i++) {
+		err = memfd_reset(r->out_fd) ?: memfd_reset(r->err_fd);
+		err = err ?: fio_one_job(ctx, i, r, out);
+	}
+	if (!err && p->job_file[0])
+		err = fio_job_file(ctx, r, out);
 	if (r->out_fd >= 0)
 		close(r->out_fd);
 	if (r->err_fd >= 0)
 		close(r->err_fd);
+	free(r);
+	return err;
+}
+
+/* `fio --parse-only` of --fio-job's file: 0, or -1 and fio's complaint
+ * (or why fio cannot run) in why. */
+static int fio_parse_only(struct fio_run *r, char *why, size_t len)
+{
+	int err;
+
+	r->out_fd = memfd_create("encbench-fio-check", MFD_CLOEXEC);
+	if (r->out_fd < 0) {
+		snprintf(why, len, "memfd_create: %s", strerror(errno));
+		return -1;
+	}
+	err = workload_exec(r->argv, r->out_fd, r->out_fd);
+	if (err == -EIO)
+		fio_complaint(r->out_fd, why, len);
+	else if (err)
+		snprintf(why, len, "cannot run fio (%s): install Debian's fio",
+			 strerror(-err));
+	close(r->out_fd);
+	return err ? -1 : 0;
+}
+
+static int fio_check_job_file(const struct fio_params *p, char *why, size_t len)
+{
+	struct fio_run *r = calloc(1, sizeof(*r));
+	int err;
+
+	if (!r)
+		return -1;
+	fio_argv(r, "", true);
+	r->argv[r->argc++] = (char *)p->job_file;
+	r->argv[r->argc] = NULL;
+	err = fio_parse_only(r, why, len);
 	free(r);
 	return err;
 }
@@ -383,8 +411,10 @@ static int fio_check(const void *vp, char *why, size_t len)
 {
 	const struct fio_params *p = vp;
 	struct fio_run *r;
-	int err = 0;
+	int err;
 
+	if (p->job_file[0])
+		return fio_check_job_file(p, why, len);
 	if (p->nr_bs > 1 && p->nr_bs != p->nr_rw) {
 		snprintf(why, len,
 			 "--fio-bs has %d sizes for %d --fio-rw modes: give "
@@ -404,25 +434,13 @@ static int fio_check(const void *vp, char *why, size_t len)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -1;
-	r->out_fd = memfd_create("encbench-fio-check", MFD_CLOEXEC);
-	if (r->out_fd < 0) {
-		snprintf(why, len, "memfd_create: %s", strerror(errno));
-		free(r);
-		return -1;
-	}
 	/* All jobs in one fio: its start-up takes a while on a busy host. */
 	fio_argv(r, "/nonexistent/fio.dat", true);
 	for (int i = 0; i < p->nr_rw; i++)
 		fio_job_args(r, p, i, true, false);
-	err = workload_exec(r->argv, r->out_fd, r->out_fd);
-	if (err == -EIO)
-		fio_complaint(r->out_fd, why, len);
-	close(r->out_fd);
+	err = fio_parse_only(r, why, len);
 	free(r);
-	if (err && err != -EIO)
-		snprintf(why, len, "cannot run fio (%s): install Debian's fio",
-			 strerror(-err));
-	return err ? -1 : 0;
+	return err;
 }
 
 /* ---- parameters ---------------------------------------------------- */
@@ -510,6 +528,32 @@ static int one_bs(void *vp, int i, const char *item, char *why, size_t len)
 				 &((struct fio_params *)vp)->bs[i], why, len);
 }
 
+/* --fio-job FILE: a regular file, kept as an absolute path (fio runs
+ * in the target's folder). Its content is fio's to judge (check). */
+static int set_job_file(struct fio_params *p, const char *value, char *why,
+			size_t len)
+{
+	char *abs = realpath(value, NULL);
+	struct stat st;
+	int rc = -1;
+
+	if (!abs)
+		snprintf(why, len, "invalid --fio-job '%s': %s", value,
+			 strerror(errno));
+	else if (stat(abs, &st) || !S_ISREG(st.st_mode))
+		snprintf(why, len, "invalid --fio-job '%s': not a regular file",
+			 value);
+	else if (strlen(abs) >= sizeof(p->job_file))
+		snprintf(why, len, "invalid --fio-job '%s': path too long",
+			 value);
+	else
+		rc = 0;
+	if (!rc)
+		snprintf(p->job_file, sizeof(p->job_file), "%s", abs);
+	free(abs);
+	return rc;
+}
+
 static int fio_set(void *vp, const char *key, const char *value, char *why,
 		   size_t len)
 {
@@ -543,6 +587,8 @@ static int fio_set(void *vp, const char *key, const char *value, char *why,
 		p->runtime_s = d;
 		return 0;
 	}
+	if (!strcmp(key, "job"))
+		return set_job_file(p, value, why, len);
 	if (!strcmp(key, "engine")) {
 		if (!*value || strlen(value) >= sizeof(p->engine) ||
 		    strpbrk(value, " \t\n/")) {
@@ -573,6 +619,12 @@ static int fio_metrics(const void *vp, struct metric_def out[MAX_METRICS])
 	const struct fio_params *p = vp;
 	char name[NAME_LEN];
 
+	if (p->job_file[0]) {
+		out[0] = (struct metric_def){"job_mbps", "MB/s", true};
+		out[1] = (struct metric_def){"job_iops", "IOPS", true};
+		out[2] = (struct metric_def){"job_clat_mean_us", "us", false};
+		return FIO_JOB_FILE_METRICS;
+	}
 	for (int i = 0; i < p->nr_rw; i++) {
 		job_name(p, i, name, sizeof(name));
 		for (int k = 0; k < FIO_METRICS; k++) {
@@ -592,6 +644,10 @@ static void fio_describe(const void *vp, struct param_list *out)
 	const struct fio_params *p = vp;
 	char jobs[FIO_MAX_JOBS * NAME_LEN] = "", name[NAME_LEN];
 
+	if (p->job_file[0]) {
+		param_str(out, "job_file", p->job_file);
+		return;
+	}
 	for (int i = 0; i < p->nr_rw; i++) {
 		job_name(p, i, name, sizeof(name));
 		snprintf(jobs + strlen(jobs), sizeof(jobs) - strlen(jobs),
@@ -605,9 +661,10 @@ static void fio_describe(const void *vp, struct param_list *out)
 	param_str(out, "direct", "1, 0 where O_DIRECT is refused (eCryptfs)");
 }
 
-static const char *fio_caveat(const struct target *t, const void *p)
+static const char *fio_caveat(const struct target *t, const void *vp)
 {
-	(void)p;
+	if (((const struct fio_params *)vp)->job_file[0])
+		return NULL; /* its direct= and engine are the job file's */
 	if (zfs_direct_caveat(&t->info.zfs))
 		return zfs_direct_caveat(&t->info.zfs);
 	if (t->kind && t->kind->no_direct_io)
@@ -628,6 +685,8 @@ static const struct workload_key fio_keys[] = {
 	{"runtime", "each job's runtime (default 10 s)"},
 	{"iodepth", "I/Os in flight (default 16)"},
 	{"engine", "fio's ioengine (default io_uring if usable, else psync)"},
+	{"job", "a fio job file to run instead, in a folder on each target: "
+		"totals of its jobs"},
 	{0},
 };
 

@@ -21,4 +21,10 @@ struct fio_figures {
 int fio_parse_json(const char *text, bool read_side, struct fio_figures *out,
 		   char *why, size_t len);
 
+/* The sums of every job and side of a job file's run: MB/s, IOPS,
+ * io_bytes, the longest runtime, and clat mean weighted by each side's
+ * I/Os (no percentiles: they do not add up). 0, or -1 and why. */
+int fio_parse_totals(const char *text, struct fio_figures *out, char *why,
+		     size_t len);
+
 #endif
