@@ -25,8 +25,8 @@
  * keep all maps preallocated within the 8 MiB budget (BENCHMARKS.md), and
  * an item a full map turns away is counted in `dropped`, never lost
  * silently. */
-#define MAX_THREADS  4096
-#define MAX_ITEMS    8192
+#define MAX_THREADS 4096
+#define MAX_ITEMS   8192
 
 /* errno values are macros, so vmlinux.h lacks them. */
 #define EEXIST_ 17
@@ -406,15 +406,18 @@ static __always_inline int on_fork(__u64 *ctx)
 	__u32 ptgid, ctgid;
 	__u8 one = 1;
 
-	if (!tracing_on)
-		return 0;
 	ptgid = BPF_CORE_READ(parent, tgid);
 	ctgid = BPF_CORE_READ(child, tgid);
 	/* A new thread shares its tgid: nothing to add (and root_tgid's own
 	 * threads must stay untraced). */
 	if (ctgid == ptgid)
 		return 0;
-	if (ptgid != root_tgid && !bpf_map_lookup_elem(&traced, &ptgid))
+	/* The runner's children count only inside a window (they are the
+	 * timed ones); a traced process's children at any time: a followed
+	 * server (trace_follow) forks the backends and workers that do its
+	 * I/O between the windows as well as in them. */
+	if (ptgid == root_tgid ? !tracing_on
+			       : !bpf_map_lookup_elem(&traced, &ptgid))
 		return 0;
 	bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
 	return 0;

@@ -17,6 +17,10 @@ build_run=(
 	# run: mkfs, loop devices, modules; Chart.js inlined into report.html;
 	# fio for the fio workload
 	e2fsprogs util-linux kmod libjs-chart.js fio
+	# run: the server workloads, pgbench (PostgreSQL's server, initdb,
+	# pgbench, psql) and nginx (with wrk as its client); each runs its
+	# own private server, never the one Debian's packages set up
+	postgresql postgresql-contrib nginx wrk
 )
 checks=(
 	# tests: cmocka (TAP output) run by prove (perl); biolatency, another

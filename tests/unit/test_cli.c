@@ -209,6 +209,78 @@ static void test_workload_params(void **state)
 	config_free(&cfg);
 }
 
+/* A parameter of a workload's description, by key. */
+static const struct param *param_of(const struct param_list *l, const char *key)
+{
+	for (int i = 0; i < l->n; i++)
+		if (!strcmp(l->p[i].key, key))
+			return &l->p[i];
+	fail_msg("no parameter %s", key);
+	return NULL;
+}
+
+/* The server workloads: their options in their structs, --scale on
+ * their durations (and pgbench's scale factor), the space for them, and
+ * their bad values refused. */
+static void test_server_params(void **state)
+{
+	const char *argv[] = {"run",
+			      "-w",
+			      "pgbench,nginx",
+			      "--pgbench-clients",
+			      "8",
+			      "--pgbench-threads",
+			      "4",
+			      "--pgbench-scale",
+			      "3",
+			      "--nginx-files",
+			      "50",
+			      "--nginx-file-size",
+			      "64k",
+			      "--nginx-connections",
+			      "32",
+			      "--scale",
+			      "0.5"};
+	static const char *const bad[][5] = {
+		{"run", "-w", "pgbench", "--pgbench-clients", "0"},
+		{"run", "-w", "pgbench", "--pgbench-threads", "3x"},
+		{"run", "-w", "pgbench", "--pgbench-bogus", "1"},
+		{"run", "-w", "pgbench", "--pgbench-threads", "5"}, /* > 4 */
+		{"run", "-w", "nginx", "--nginx-file-size", "65M"},
+		{"run", "-w", "nginx", "--nginx-seconds", "-1"},
+		{"run", "-w", "nginx", "--nginx-threads", "17"}, /* > 16 */
+		{"run", "-w", "dd", "--nginx-files", "1"},
+	};
+	struct param_list pg = {0}, ng = {0};
+	struct run_config cfg;
+
+	(void)state;
+	assert_int_equal(parse(&cfg, 17, argv), 0);
+	workload_find("pgbench")->describe(cfg.wparams[0], &pg);
+	workload_find("nginx")->describe(cfg.wparams[1], &ng);
+	assert_int_equal(param_of(&pg, "clients")->i, 8);
+	assert_int_equal(param_of(&pg, "threads")->i, 4);
+	/* --scale 0.5 halves the defaults (10 s -> 5 s); an option given
+	 * is taken as it is. */
+	assert_int_equal(param_of(&pg, "scale")->i, 3);
+	assert_int_equal(param_of(&pg, "seconds")->i, 5);
+	assert_int_equal(param_of(&ng, "files")->i, 50);
+	assert_int_equal(param_of(&ng, "file_bytes")->i, 64 << 10);
+	assert_int_equal(param_of(&ng, "connections")->i, 32);
+	assert_int_equal(param_of(&ng, "seconds")->i, 5);
+	/* 50 files of 64 KiB and a MiB to spare. */
+	assert_int_equal(workload_find("nginx")->space_needed(cfg.wparams[1]),
+			 50 * (64 << 10) + (1 << 20));
+	assert_true(workload_find("pgbench")->space_needed(cfg.wparams[0]) >
+		    (100ULL << 20));
+	config_free(&cfg);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (parse(&cfg, 5, (const char **)bad[i]) != 2)
+			fail_msg("'%s %s' was accepted", bad[i][3], bad[i][4]);
+		config_free(&cfg);
+	}
+}
+
 /* zfs brings its own baseline, zfs-off, right before it; ZFS options
  * take ZFS's values only. */
 static void test_zfs_options(void **state)
@@ -268,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_workload_params),
+		cmocka_unit_test(test_server_params),
 		cmocka_unit_test(test_zfs_options),
 	};
 

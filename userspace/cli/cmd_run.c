@@ -218,6 +218,10 @@ int cmd_run(int argc, char **argv)
 		rc = 1;
 		goto cleanup;
 	}
+	/* Searchable by others, not listable (mkdtemp made it 0700): a
+	 * server workload runs as its own user (postgres, www-data) and
+	 * reaches its files on the targets mounted in here. */
+	chmod(scratch, 0711);
 	ctx.scratch = scratch;
 
 	rc = run_setup_targets(&ctx);

@@ -44,7 +44,12 @@ _encbench_trace()
 		_filedir prom
 		return
 		;;
-	-s | --size | -n | --runs | --luks-cipher | --luks-key-size)
+	-s | --size | -n | --runs | --luks-cipher | --luks-key-size | \
+		--scale | --stable | --min-runs | --max-runs)
+		return
+		;;
+	--preset)
+		COMPREPLY=($(compgen -W "luks-cp zfs-dd phoronix" -- "$cur"))
 		return
 		;;
 	--luks-sector-size)
@@ -90,6 +95,13 @@ _encbench_trace()
 		compopt -o nospace
 		return
 		;;
+	--*-*)
+		# Any other workload option takes a value (last: the ones
+		# above have their own).
+		[[ $cmd == run ]] &&
+			_encbench_trace_workload_opts "${words[0]}" |
+			grep -qx -- "$prev" && return
+		;;
 	esac
 	case $cmd in
 	run)
@@ -98,7 +110,7 @@ _encbench_trace()
 			--luks-cipher --luks-key-size --luks-sector-size
 			--luks-flags --zfs-encryption --zfs-keyformat
 			--zfs-compression --quiet --html --prometheus --timeline
-			--json --help
+			--json --preset --scale --stable --min-runs --max-runs --help
 			$(_encbench_trace_workload_opts "${words[0]}")" -- "$cur"))
 		;;
 	probe)

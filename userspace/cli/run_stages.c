@@ -348,12 +348,18 @@ static void window_close(void *tr)
 	trace_pause(tr);
 }
 
+static void window_follow(void *tr, pid_t pid)
+{
+	trace_follow(tr, pid);
+}
+
 static int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
 			 const void *params, struct target *t)
 {
 	/* Attribution covers the timed children only, not the parent's
 	 * dropping of caches or removal of files between them. */
-	const struct workload_window win = {window_open, window_close, ctx->tr};
+	const struct workload_window win = {window_open, window_close,
+					    window_follow, ctx->tr};
 	const struct run_config *cfg = ctx->cfg;
 	struct workload_ctx wc = {
 		.params = params,
@@ -386,11 +392,8 @@ static int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
 		snprintf(buf, sizeof(buf), "%s: %s", w->name, note);
 		add_note(&t->info, buf);
 	}
-	if (w->setup) {
-		err = w->setup(&wc);
-		if (err)
-			return err;
-	}
+	/* The phase begins before setup: a server setup starts is followed
+	 * from its first fork (trace_begin forgets every process before). */
 	trace_filter_for(t, &f);
 	if (ctx->tr && trace_begin(ctx->tr, &f))
 		say("encbench-trace: trace_begin failed on %s; no attribution "
@@ -398,6 +401,11 @@ static int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
 		    t->info.name);
 	else if (ctx->tr)
 		trace_pause(ctx->tr); /* until the first timed child */
+	if (w->setup) {
+		err = w->setup(&wc);
+		if (err)
+			return err;
+	}
 	if (ctx->tl)
 		timeline_begin(ctx->tl, &f, ctx->cfg->timeline_s);
 	progress_stage("run", t->info.name, w->name);

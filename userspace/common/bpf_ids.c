@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf_ids.h"
+#include "envfile.h"
 
 static struct bpf_id recorded[MAX_BPF_IDS];
 static int nr_recorded;
@@ -18,27 +19,6 @@ static const char *const kind_names[] = {
 	[BPF_ID_LINK] = "link",
 };
 
-/* Appended as made, one write per line: a run killed later still left
- * every id it had. */
-static void append_to_ids_file(const struct bpf_id *id)
-{
-	const char *path = getenv("ENCBENCH_IDS_FILE");
-	char line[32];
-	int fd, n;
-
-	if (!path || !*path)
-		return;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return;
-	n = snprintf(line, sizeof(line), "%s %u\n", kind_names[id->kind],
-		     id->id);
-	if (write(fd, line, n) != n)
-		fprintf(stderr, "encbench-trace: ENCBENCH_IDS_FILE: short "
-				"write\n");
-	close(fd);
-}
-
 static uint32_t record(enum bpf_id_kind kind, uint32_t id)
 {
 	struct bpf_id r = {.kind = kind, .id = id};
@@ -47,7 +27,7 @@ static uint32_t record(enum bpf_id_kind kind, uint32_t id)
 		return 0;
 	if (nr_recorded < MAX_BPF_IDS)
 		recorded[nr_recorded++] = r;
-	append_to_ids_file(&r);
+	envfile_append("ENCBENCH_IDS_FILE", "%s %u", kind_names[kind], id);
 	return id;
 }
 

@@ -118,7 +118,8 @@ static int ecryptfs_setup(struct stack_layer *l, const struct layer_env *env)
 	int err;
 
 	snprintf(p->lower, sizeof(p->lower), "%s/lower", env->below->dir);
-	if (mkdir(p->lower, 0700) < 0)
+	/* 0711, the mount's root: see ext4.c (server workloads). */
+	if (mkdir(p->lower, 0711) < 0)
 		return -errno;
 	snprintf(l->exposed.mnt, sizeof(l->exposed.mnt), "%s/ecryptfs-%s",
 		 env->cfg->scratch, env->name);

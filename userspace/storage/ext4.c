@@ -79,7 +79,9 @@ static int ext4_setup(struct stack_layer *l, const struct layer_env *env)
 	p->mounted = true;
 	snprintf(l->exposed.mnt, sizeof(l->exposed.mnt), "%s", mnt);
 	snprintf(l->exposed.dir, sizeof(l->exposed.dir), "%s/data", mnt);
-	if (mkdir(l->exposed.dir, 0700) < 0)
+	/* Searchable, not listable: a workload's server runs as its own
+	 * user (postgres, www-data) and must reach its folder in here. */
+	if (mkdir(l->exposed.dir, 0711) < 0)
 		return -errno;
 	return 0;
 }

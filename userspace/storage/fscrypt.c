@@ -102,7 +102,8 @@ static int fscrypt_setup(struct stack_layer *l, const struct layer_env *env)
 	l->exposed = *env->below;
 	snprintf(l->exposed.dir, sizeof(l->exposed.dir), "%s/encrypted",
 		 env->below->dir);
-	if (mkdir(l->exposed.dir, 0700) < 0)
+	/* 0711: see ext4.c (a server workload's user must reach it). */
+	if (mkdir(l->exposed.dir, 0711) < 0)
 		return -errno;
 	err = set_policy(l->exposed.dir, p->key_id);
 	if (err)

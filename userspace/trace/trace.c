@@ -626,6 +626,19 @@ int trace_resume(struct tracer *tr)
 	return 0;
 }
 
+int trace_follow(struct tracer *tr, pid_t pid)
+{
+	__u32 key = pid;
+	__u8 one = 1;
+
+	if (!tr || pid <= 0)
+		return -EINVAL;
+	if (bpf_map_update_elem(bpf_map__fd(tr->skel->maps.traced), &key, &one,
+				BPF_ANY))
+		return -errno;
+	return 0;
+}
+
 int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 {
 	uint64_t now;

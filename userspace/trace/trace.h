@@ -96,6 +96,11 @@ int trace_begin(struct tracer *tr, const struct trace_filter *f);
  * trace_begin opens the first window, trace_end closes the last. */
 int trace_pause(struct tracer *tr);
 int trace_resume(struct tracer *tr);
+/* Count pid's syscalls (and its children's, forked from now on, also
+ * while paused) until the phase ends: a server the workload started
+ * outside a window, whose processes do the work its client asks for.
+ * Call it before pid forks (the server waits to be released). */
+int trace_follow(struct tracer *tr, pid_t pid);
 /* Copy out the counters of the phase begun by trace_begin. */
 int trace_end(struct tracer *tr, struct trace_snapshot *snap);
 /* The kernel ids of the tracer's programs and links, as recorded when

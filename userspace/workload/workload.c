@@ -28,6 +28,8 @@ extern const struct workload_ops sqlite_workload_ops;
 extern const struct workload_ops fio_workload_ops;
 extern const struct workload_ops compilebench_workload_ops;
 extern const struct workload_ops build_workload_ops;
+extern const struct workload_ops pgbench_workload_ops;
+extern const struct workload_ops nginx_workload_ops;
 
 static const struct workload_ops *const workload_table[] = {
 	&dd_workload_ops,
@@ -38,6 +40,8 @@ static const struct workload_ops *const workload_table[] = {
 	&fio_workload_ops,
 	&compilebench_workload_ops,
 	&build_workload_ops,
+	&pgbench_workload_ops,
+	&nginx_workload_ops,
 	NULL,
 };
 
@@ -146,12 +150,19 @@ static int wait_sampling(pid_t pid, int *status, struct rusage *ru,
 	return err;
 }
 
-int workload_spawn(const struct workload_ctx *ctx,
-		   int (*fn)(void *arg, double *secs), void *arg,
-		   struct sample *out, int m)
+/*
+ * Fork the timed child. A traced one is forked inside the window (the
+ * tracer adds the runner's children then); an untraced one (a client)
+ * before it, held on a pipe until the window is open, so that its
+ * timing still covers only what the window does.
+ */
+static int spawn(const struct workload_ctx *ctx,
+		 int (*fn)(void *arg, double *secs), void *arg,
+		 struct sample *out, int m, bool traced)
 {
 	const struct workload_window *w = ctx->window;
 	struct cpu_mark mark = {0};
+	int gate[2] = {-1, -1};
 	double *shared;
 	struct rusage ru;
 	int status, rc;
@@ -166,20 +177,44 @@ int workload_spawn(const struct workload_ctx *ctx,
 	if (shared == MAP_FAILED)
 		return -errno;
 	*shared = 0;
-	cpu_times(&mark.busy, &mark.total);
-	if (w && w->open)
-		w->open(w->arg);
-	pid = fork();
-	if (pid < 0) {
+	if (!traced && pipe2(gate, O_CLOEXEC)) {
 		rc = -errno;
+		munmap(shared, sizeof(*shared));
+		return rc;
+	}
+	if (traced) {
+		cpu_times(&mark.busy, &mark.total);
+		if (w && w->open)
+			w->open(w->arg);
+	}
+	pid = fork();
+	if (pid == 0) {
+		char go;
+
+		if (!traced) {
+			close(gate[1]);
+			if (read(gate[0], &go, 1) != 0)
+				_exit(EIO);
+			close(gate[0]);
+		}
+		rc = fn(arg, shared);
+		_exit(rc < 0 ? -rc : rc);
+	}
+	rc = pid < 0 ? -errno : 0;
+	if (!traced && pid > 0) {
+		cpu_times(&mark.busy, &mark.total);
+		if (w && w->open)
+			w->open(w->arg);
+	}
+	if (!traced) {
+		close(gate[0]);
+		close(gate[1]); /* EOF: the child goes */
+	}
+	if (pid < 0) {
 		if (w && w->close)
 			w->close(w->arg);
 		munmap(shared, sizeof(*shared));
 		return rc;
-	}
-	if (pid == 0) {
-		rc = fn(arg, shared);
-		_exit(rc < 0 ? -rc : rc);
 	}
 	rc = wait_sampling(pid, &status, &ru, out, m, &mark);
 	if (w && w->close)
@@ -197,6 +232,28 @@ int workload_spawn(const struct workload_ctx *ctx,
 	out->user_s[m] = tv_s(ru.ru_utime);
 	out->sys_s[m] = tv_s(ru.ru_stime);
 	return -WEXITSTATUS(status);
+}
+
+int workload_spawn(const struct workload_ctx *ctx,
+		   int (*fn)(void *arg, double *secs), void *arg,
+		   struct sample *out, int m)
+{
+	return spawn(ctx, fn, arg, out, m, true);
+}
+
+int workload_spawn_client(const struct workload_ctx *ctx,
+			  int (*fn)(void *arg, double *secs), void *arg,
+			  struct sample *out, int m)
+{
+	return spawn(ctx, fn, arg, out, m, false);
+}
+
+void workload_follow(const struct workload_ctx *ctx, pid_t pid)
+{
+	const struct workload_window *w = ctx->window;
+
+	if (w && w->follow)
+		w->follow(w->arg, pid);
 }
 
 void sample_share(struct sample *s, int from, int to)
@@ -266,6 +323,18 @@ int workload_opt_count(const char *wl, const char *key, const char *value,
 		return -1;
 	}
 	return 0;
+}
+
+int workload_set_count(const char *wl, const struct workload_count_key *keys,
+		       void *p, const char *key, const char *value, char *why,
+		       size_t len)
+{
+	for (; keys->key; keys++)
+		if (!strcmp(key, keys->key))
+			return workload_opt_count(
+				wl, key, value, keys->max,
+				(long *)((char *)p + keys->off), why, len);
+	return -2;
 }
 
 long workload_scaled(long n, double scale)

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../common/results.h"
 
@@ -39,6 +40,10 @@ struct sample {
 struct workload_window {
 	void (*open)(void *arg);
 	void (*close)(void *arg);
+	/* Count this process (a server the workload started, before it
+	 * runs) and what it forks, inside the windows, until the phase
+	 * ends. May be NULL. */
+	void (*follow)(void *arg, pid_t pid);
 	void *arg;
 };
 
@@ -114,6 +119,15 @@ extern volatile sig_atomic_t workload_stop;
 int workload_spawn(const struct workload_ctx *ctx,
 		   int (*fn)(void *arg, double *secs), void *arg,
 		   struct sample *out, int m);
+/* The same for a load generator (pgbench, wrk) driving a server the
+ * workload follows (workload_follow): the child and what it runs are not
+ * traced (their socket reads and writes are not the target's I/O); the
+ * server's processes are, inside the same window. */
+int workload_spawn_client(const struct workload_ctx *ctx,
+			  int (*fn)(void *arg, double *secs), void *arg,
+			  struct sample *out, int m);
+/* Have the tracer (if any) follow pid; see workload_window.follow. */
+void workload_follow(const struct workload_ctx *ctx, pid_t pid);
 /* Let metric `to` share metric `from`'s rusage and CPU figures (several
  * metrics from one child, as fio's MB/s and IOPS). */
 void sample_share(struct sample *s, int from, int to);
@@ -128,6 +142,18 @@ int workload_opt_size(const char *wl, const char *key, const char *value,
 		      uint64_t align, uint64_t *out, char *why, size_t len);
 int workload_opt_count(const char *wl, const char *key, const char *value,
 		       long max, long *out, char *why, size_t len);
+/* A count option of a params struct: --<wl>-<key> sets the long at
+ * byte offset `off`, in [1, max]. */
+struct workload_count_key {
+	const char *key;
+	size_t off;
+	long max;
+};
+/* set() for such keys (table ends with .key NULL): 0, -1 with why, or
+ * -2 when key is not in the table. */
+int workload_set_count(const char *wl, const struct workload_count_key *keys,
+		       void *p, const char *key, const char *value, char *why,
+		       size_t len);
 /* A count times --scale, at least 1. */
 long workload_scaled(long n, double scale);
 /* A new file of `size` random bytes, fsync'ed (made untimed, in the

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The server workloads (pgbench, nginx) through the real program, as
+ * root, with real BPF, for a few seconds on plain and fscrypt: their
+ * figures agree with each other (TPS with the transactions done in T
+ * seconds and with the latency, requests/s with wrk's request count);
+ * the tracer follows the servers' processes (the client is not traced);
+ * and no server process, private folder, socket or port is left, whether
+ * the run ends or is interrupted -- checked by the pids, folders and ports
+ * the program recorded as it made them (ENCBENCH_SERVERS_FILE), never by
+ * process name: other tests run servers too.
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "leftovers.h"
+#include "results_json.h"
+#include "run_prog.h"
+
+#define PG_SECONDS    2
+#define PG_CLIENTS    2
+#define NGINX_SECONDS 2
+
+static char tmp[] = "/var/tmp/encbench-srvtest.XXXXXX";
+static char ids_file[PATH_MAX], servers_file[PATH_MAX];
+static const char *bin;
+static struct json_object *results;
+
+static int run_in(const char *out, const char *const *extra, int n)
+{
+	const char *argv[40] = {bin,	    "run", "--scratch", tmp,
+				"--output", out,   "-q"};
+	int argc = 7;
+
+	for (int i = 0; i < n && argc < 39; i++)
+		argv[argc++] = extra[i];
+	argv[argc] = NULL;
+	return run_reap(run_spawn(tmp, "run", NULL, NULL, argv));
+}
+
+static int setup(void **state)
+{
+	static const char *const args[] = {
+		"-w",
+		"pgbench,nginx",
+		"-t",
+		"plain,fscrypt",
+		"-n",
+		"2",
+		"--pgbench-seconds",
+		"2", /* PG_SECONDS */
+		"--pgbench-clients",
+		"2", /* PG_CLIENTS */
+		"--pgbench-threads",
+		"1",
+		"--nginx-seconds",
+		"2", /* NGINX_SECONDS */
+		"--nginx-files",
+		"20",
+		"--nginx-file-size",
+		"8k",
+	};
+	char out[PATH_MAX], path[PATH_MAX];
+
+	(void)state;
+	if (geteuid() != 0 || !mkdtemp(tmp))
+		return -1;
+	/* The servers run as postgres and www-data: they must reach the
+	 * targets mounted below (mkdtemp made it 0700). */
+	chmod(tmp, 0711);
+	bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
+	snprintf(ids_file, sizeof(ids_file), "%s/bpf-ids", tmp);
+	setenv("ENCBENCH_IDS_FILE", ids_file, 1);
+	snprintf(servers_file, sizeof(servers_file), "%s/servers", tmp);
+	setenv("ENCBENCH_SERVERS_FILE", servers_file, 1);
+	snprintf(out, sizeof(out), "%s/all", tmp);
+	if (run_in(out, args, sizeof(args) / sizeof(args[0]))) {
+		fprintf(stderr, "# run failed:\n%s\n",
+			run_output(tmp, "run", "stderr"));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/results.json", out);
+	results = json_object_from_file(path);
+	return results ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	json_object_put(results);
+	return remove_tree(tmp);
+}
+
+static struct json_object *result_of(const char *target, const char *metric,
+				     const char *workload)
+{
+	struct json_object *res = get(results, "results");
+
+	for (size_t i = 0; i < json_object_array_length(res); i++) {
+		struct json_object *r = json_object_array_get_idx(res, i);
+
+		if (!strcmp(json_object_get_string(get(r, "target")), target) &&
+		    !strcmp(json_object_get_string(get(r, "workload")),
+			    workload) &&
+		    !strcmp(json_object_get_string(get(r, "metric")), metric))
+			return r;
+	}
+	fail_msg("no %s %s on %s", workload, metric, target);
+	return NULL;
+}
+
+static double sample(struct json_object *r, size_t k)
+{
+	struct json_object *s = get(r, "samples");
+
+	assert_int_equal(json_object_array_length(s), 2);
+	return json_object_get_double(json_object_array_get_idx(s, k));
+}
+
+static void assert_near(double a, double b, double rel)
+{
+	if (fabs(a - b) > rel * fabs(b))
+		fail_msg("%g is not within %.0f %% of %g", a, 100 * rel, b);
+}
+
+/* TPS > 0; pgbench's transactions over T seconds give its TPS; with every
+ * client always busy, latency = clients / TPS. Per run. */
+static void test_pgbench_figures(void **state)
+{
+	static const char *const targets[] = {"plain", "fscrypt"};
+
+	(void)state;
+	for (size_t t = 0; t < 2; t++) {
+		struct json_object *tps =
+			result_of(targets[t], "tps", "pgbench");
+		struct json_object *lat =
+			result_of(targets[t], "latency_ms", "pgbench");
+		struct json_object *txn =
+			result_of(targets[t], "transactions", "pgbench");
+
+		assert_true(
+			json_object_get_boolean(get(tps, "higher_is_better")));
+		assert_false(
+			json_object_get_boolean(get(lat, "higher_is_better")));
+		for (size_t k = 0; k < 2; k++) {
+			assert_true(sample(tps, k) > 0);
+			assert_true(sample(txn, k) >= 1);
+			/* tps leaves out the connection time: 20 %. */
+			assert_near(sample(txn, k) / PG_SECONDS, sample(tps, k),
+				    0.2);
+			assert_near(sample(tps, k) * sample(lat, k) / 1000.0,
+				    PG_CLIENTS, 0.2);
+		}
+		assert_true(json_object_get_int(
+				    get(get(tps, "cpu"), "samples")) >= 2);
+	}
+}
+
+/* requests/s is wrk's request count over the run's seconds, per run. */
+static void test_nginx_figures(void **state)
+{
+	static const char *const targets[] = {"plain", "fscrypt"};
+
+	(void)state;
+	for (size_t t = 0; t < 2; t++) {
+		struct json_object *rps =
+			result_of(targets[t], "requests_per_s", "nginx");
+		struct json_object *req =
+			result_of(targets[t], "requests", "nginx");
+
+		assert_true(
+			json_object_get_boolean(get(rps, "higher_is_better")));
+		for (size_t k = 0; k < 2; k++) {
+			assert_true(sample(req, k) >= 1);
+			assert_near(sample(req, k) / NGINX_SECONDS,
+				    sample(rps, k), 0.15);
+		}
+	}
+}
+
+/* Syscalls of one workload's op on plain, as the tracer counted them. */
+static uint64_t syscalls(const char *workload, const char *op)
+{
+	struct json_object *att = get(results, "attribution");
+
+	for (size_t i = 0; i < json_object_array_length(att); i++) {
+		struct json_object *a = json_object_array_get_idx(att, i);
+		struct json_object *ls;
+
+		if (strcmp(json_object_get_string(get(a, "target")), "plain") ||
+		    strcmp(json_object_get_string(get(a, "workload")),
+			   workload) ||
+		    strcmp(json_object_get_string(get(a, "op")), op))
+			continue;
+		ls = get(a, "layers");
+		for (size_t j = 0; j < json_object_array_length(ls); j++) {
+			struct json_object *l =
+				json_object_array_get_idx(ls, j);
+
+			if (!strcmp(json_object_get_string(get(l, "layer")),
+				    "syscall"))
+				return json_object_get_int64(get(l, "count"));
+		}
+	}
+	return 0;
+}
+
+/*
+ * The clients are not traced, the servers are: PostgreSQL's backends
+ * fsync (pgbench itself only talks to a socket, with send/recv, which
+ * are not counted), nginx's workers sendfile (wrk never does), and wrk's
+ * socket read() per response would outnumber the requests if it were
+ * traced (nginx reads requests with recv).
+ */
+static void test_servers_traced(void **state)
+{
+	double requests = sample(result_of("plain", "requests", "nginx"), 0) +
+			  sample(result_of("plain", "requests", "nginx"), 1);
+
+	(void)state;
+	assert_true(syscalls("pgbench", "sync") > 0);
+	assert_true(syscalls("pgbench", "write") > 0);
+	assert_true(syscalls("nginx", "copy") > 0);
+	assert_true((double)syscalls("nginx", "read") < requests / 10);
+}
+
+/* Does some process belong to session sid (a server's, or its children)? */
+static bool session_alive(pid_t sid)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+	bool found = false;
+
+	while (d && !found && (de = readdir(d))) {
+		char path[300], buf[1024], *p;
+		int s = 0;
+		FILE *f;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		/* pid (comm) state ppid pgrp session: comm may hold ')'. */
+		if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) &&
+		    sscanf(p + 1, " %*c %*d %*d %d", &s) == 1 && s == sid)
+			found = true;
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static bool port_listening(int port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	bool ok;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ok = !connect(fd, (struct sockaddr *)&a, sizeof(a));
+	close(fd);
+	return ok;
+}
+
+/* What the servers file names that still exists; how many servers it
+ * names in *nr_pids. */
+static int servers_left(const char *path, int *nr_pids)
+{
+	char what[16], value[PATH_MAX];
+	int left = 0, pids = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%15s %4095s", what, value) == 2) {
+		if (!strcmp(what, "pid")) {
+			pids++;
+			if (session_alive(atoi(value))) {
+				fprintf(stderr, "# session %s alive\n", value);
+				left++;
+			}
+		} else if (!strcmp(what, "dir") && !access(value, F_OK)) {
+			fprintf(stderr, "# %s left\n", value);
+			left++;
+		} else if (!strcmp(what, "port") &&
+			   port_listening(atoi(value))) {
+			fprintf(stderr, "# port %s listening\n", value);
+			left++;
+		}
+	}
+	fclose(f);
+	*nr_pids = pids;
+	return left;
+}
+
+static void test_nothing_left(void **state)
+{
+	static struct bpf_id ids[4 * MAX_BPF_IDS];
+	int n = bpf_ids_from_file(ids_file, ids, 4 * MAX_BPF_IDS), pids = 0;
+
+	(void)state;
+	assert_int_equal(servers_left(servers_file, &pids), 0);
+	/* A server per workload and target. */
+	assert_int_equal(pids, 4);
+	assert_int_equal(leftovers(tmp, ids, n < 0 ? 0 : n), 0);
+}
+
+/* Ctrl-C while the workload's client runs: exit 130, nothing left. */
+static void interrupt(const char *workload, const char *const *opts)
+{
+	char out[PATH_MAX], file[PATH_MAX], text[4096] = "";
+	const char *argv[24] = {bin,	    "run",    "--scratch", tmp,
+				"--output", out,      "-t",	   "plain",
+				"-w",	    workload, "-n",	   "3"};
+	int argc = 12, pids = 0;
+	pid_t pid;
+
+	snprintf(out, sizeof(out), "%s/int-%s", tmp, workload);
+	snprintf(file, sizeof(file), "%s/servers-%s", tmp, workload);
+	setenv("ENCBENCH_SERVERS_FILE", file, 1);
+	for (int i = 0; opts[i]; i++)
+		argv[argc++] = opts[i];
+	argv[argc] = NULL;
+	pid = run_spawn(tmp, "int", NULL, NULL, argv);
+	/* Until the first iteration is reported (stderr, not quiet). */
+	for (int i = 0; i < 1200 && !strstr(text, " 1/3:"); i++) {
+		usleep(50000);
+		snprintf(text, sizeof(text), "%s",
+			 run_output(tmp, "int", "stderr"));
+	}
+	assert_non_null(strstr(text, " 1/3:"));
+	usleep(500000); /* into the second */
+	kill(pid, SIGINT);
+	assert_int_equal(run_reap(pid), 130);
+	assert_int_equal(servers_left(file, &pids), 0);
+	assert_int_equal(pids, 1);
+	assert_int_equal(mounts_under(tmp) + loops_under(tmp) +
+				 scratch_dirs_under(tmp),
+			 0);
+	assert_int_not_equal(access(out, F_OK), 0);
+}
+
+static void test_interrupt_pgbench(void **state)
+{
+	static const char *const opts[] = {"--pgbench-seconds", "3", NULL};
+
+	(void)state;
+	interrupt("pgbench", opts);
+}
+
+static void test_interrupt_nginx(void **state)
+{
+	static const char *const opts[] = {"--nginx-seconds", "3", NULL};
+
+	(void)state;
+	interrupt("nginx", opts);
+}
+
+/* A server that cannot reach the target (a folder above it is 0700):
+ * "not applicable" with the reason, the run goes on, nothing started. */
+static void test_not_applicable(void **state)
+{
+	static const char *const w[] = {"pgbench", "nginx"};
+	char closed[PATH_MAX], out[PATH_MAX], file[PATH_MAX];
+	const char *argv[16] = {bin,	    "run", "--scratch", closed,
+				"--output", out,   "-t",	"plain",
+				"-w",	    NULL,  "--no-trace"};
+	int pids = 0;
+
+	(void)state;
+	snprintf(closed, sizeof(closed), "%s/closed", tmp);
+	assert_int_equal(mkdir(closed, 0700), 0);
+	for (size_t i = 0; i < 2; i++) {
+		const char *err;
+
+		snprintf(out, sizeof(out), "%s/na-%s", tmp, w[i]);
+		snprintf(file, sizeof(file), "%s/servers-na-%s", tmp, w[i]);
+		setenv("ENCBENCH_SERVERS_FILE", file, 1);
+		argv[9] = w[i];
+		assert_int_equal(
+			run_reap(run_spawn(tmp, "na", NULL, NULL, argv)), 0);
+		err = run_output(tmp, "na", "stderr");
+		if (!strstr(err, "not applicable: user ") ||
+		    !strstr(err, "cannot reach"))
+			fail_msg("%s: no reason given:\n%s", w[i], err);
+		/* Nothing was started, so nothing recorded. */
+		assert_int_equal(servers_left(file, &pids), -1);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pgbench_figures),
+		cmocka_unit_test(test_nginx_figures),
+		cmocka_unit_test(test_servers_traced),
+		cmocka_unit_test(test_nothing_left),
+		cmocka_unit_test(test_interrupt_pgbench),
+		cmocka_unit_test(test_interrupt_nginx),
+		cmocka_unit_test(test_not_applicable),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
