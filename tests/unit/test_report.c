@@ -186,15 +186,19 @@ static void test_text(void **state)
 	fs[1] = 3;
 	t = render(f->r, &len);
 	/* (a) the comparison table */
-	assert_contains(t, "metric          plain           luks2");
+	/* Target columns as wide as the CPU summary, 33.3 (12.5-99.9). */
+	assert_contains(t, "metric          plain             luks2");
 	assert_contains(t, "4.750 +-0.714");
 	assert_contains(t, "+7.4 %");
 	assert_contains(t, "[+4.2, +13.3] %");
 	assert_contains(t, "~+95.1 %");
 	assert_contains(t, "[-4.7, +120.4] %");
 	assert_contains(t, "3 runs per target");
-	assert_contains(t, "  elapsed (s)   0.263           0.513           "
-			   "+95.1 %");
+	assert_contains(t,
+			"  elapsed (s)   0.263             0.513             "
+			"+95.1 %");
+	assert_contains(t,
+			"  cpu all (%)   33.3 (12.5-99.9)  33.3 (12.5-99.9)");
 	assert_contains(t, "  system (s)");
 	/* (b) attribution, every layer, the unavailable one with reason */
 	for (int l = 0; l < NR_LAYERS; l++)
@@ -248,6 +252,9 @@ static void test_text_cells_apart(void **state)
 
 		x->s.mean = plain ? 0.022 : 0.179;
 		x->s.sd = plain ? 0.000234 : 0.00242;
+		/* A CPU summary narrower than the column: it keeps its
+		 * 16 characters, as wide as these cells. */
+		x->cpu.min = x->cpu.avg = x->cpu.max = 0;
 	}
 	t = render(f->r, &len);
 	assert_contains(t, "0.022 +-0.000234 0.179 +-0.00242");

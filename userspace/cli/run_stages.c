@@ -233,6 +233,13 @@ static void record_sample(struct results *r, const struct target *t,
 		res->rusage.real_s += s->real_s[m];
 		res->rusage.user_s += s->user_s[m];
 		res->rusage.sys_s += s->sys_s[m];
+		if (res->rusage.nr_runs < MAX_RAW_RUNS) {
+			int k = res->rusage.nr_runs++;
+
+			res->rusage.run_real_s[k] = s->real_s[m];
+			res->rusage.run_user_s[k] = s->user_s[m];
+			res->rusage.run_sys_s[k] = s->sys_s[m];
+		}
 		res->cpu.avg += s->cpu_sum[m];
 		if (s->cpu_n[m] && s->cpu_min[m] < res->cpu.min)
 			res->cpu.min = s->cpu_min[m];

@@ -20,6 +20,7 @@
 #define MAX_WORKLOADS 16
 #define MAX_METRICS   64 /* fio: 6 per rw x block size */
 #define MAX_SAMPLES   1024
+#define MAX_RAW_RUNS  256 /* per-run rusage kept (run.log's raw section) */
 #define MAX_DEVICES   8
 #define MAX_RESULTS   1024
 #define MAX_ATTRIB    (MAX_TARGETS * MAX_WORKLOADS * NR_OPS)
@@ -130,6 +131,11 @@ struct result {
 	} cpu;
 	struct {
 		double real_s, user_s, sys_s; /* per-sample means */
+		/* Each run's, as `time` shows them (the LUKS report's raw
+		 * section in run.log): the first MAX_RAW_RUNS runs. */
+		int nr_runs;
+		double run_real_s[MAX_RAW_RUNS], run_user_s[MAX_RAW_RUNS],
+			run_sys_s[MAX_RAW_RUNS];
 	} rusage;
 };
 

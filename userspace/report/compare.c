@@ -47,11 +47,22 @@ static void between(char *buf, size_t len, double lo, double hi,
 			 better, hi, worse);
 }
 
+bool report_metric_is_op(const char *metric)
+{
+	char what[NAME_LEN + 8];
+
+	return what_of(metric, what, sizeof(what));
+}
+
 void report_compare_sentence(const struct results *cmp, int k, char *buf,
 			     size_t len)
 {
-	const struct comparison *c = &cmp->comparisons[k];
-	const struct result *b = &cmp->results[2 * k];
+	report_sentence(&cmp->comparisons[k], &cmp->results[2 * k], buf, len);
+}
+
+void report_sentence(const struct comparison *c, const struct result *b,
+		     char *buf, size_t len)
+{
 	char what[NAME_LEN + 8], span[128], wl[NAME_LEN + 2] = "";
 	bool plural = what_of(c->metric, what, sizeof(what));
 	const char *tail = c->significant ? "" : ": no significant difference";

@@ -283,7 +283,8 @@ static struct json_object *triple(const char *k[3], const double v[3])
 static struct json_object *result_json(const void *item)
 {
 	static const char *cpu_k[3] = {"min", "avg", "max"};
-	struct json_object *cpu_o;
+	struct json_object *cpu_o, *ru_o;
+	int n;
 	static const char *ru_k[3] = {"real_s", "user_s", "sys_s"};
 	const struct result *r = item;
 	const double cpu[3] = {r->cpu.min, r->cpu.avg, r->cpu.max};
@@ -312,7 +313,20 @@ static struct json_object *result_json(const void *item)
 	if (cpu_o)
 		err |= jadd_int(cpu_o, "samples", r->cpu.samples);
 	err |= jadd(o, "cpu", cpu_o);
-	err |= jadd(o, "rusage", triple(ru_k, ru));
+	ru_o = triple(ru_k, ru);
+	n = clamp_n(r->rusage.nr_runs, MAX_RAW_RUNS);
+	if (ru_o && n > 0) {
+		struct json_object *runs = json_object_new_object();
+		int e = 0;
+
+		e |= jadd(runs, "real_s",
+			  jdouble_array(r->rusage.run_real_s, n));
+		e |= jadd(runs, "user_s",
+			  jdouble_array(r->rusage.run_user_s, n));
+		e |= jadd(runs, "sys_s", jdouble_array(r->rusage.run_sys_s, n));
+		err |= jadd(ru_o, "runs", built(runs, e));
+	}
+	err |= jadd(o, "rusage", ru_o);
 	return built(o, err);
 }
 

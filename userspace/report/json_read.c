@@ -283,7 +283,7 @@ static void workload_from(int *err, struct json_object *o, void *item)
 static void result_from(int *err, struct json_object *o, void *item)
 {
 	struct result *r = item;
-	struct json_object *cpu, *ru;
+	struct json_object *cpu, *ru, *runs;
 
 	jget_str(err, o, "target", r->target, sizeof(r->target));
 	jget_str(err, o, "workload", r->workload, sizeof(r->workload));
@@ -310,6 +310,25 @@ static void result_from(int *err, struct json_object *o, void *item)
 	jget_double(err, ru, "real_s", &r->rusage.real_s);
 	jget_double(err, ru, "user_s", &r->rusage.user_s);
 	jget_double(err, ru, "sys_s", &r->rusage.sys_s);
+	/* Each run's: since the raw section of run.log; optional. */
+	if (ru && jhas(ru, "runs")) {
+		int n[3] = {0};
+
+		jctx_push("runs", -1);
+		runs = jget_object(err, ru, "runs");
+		read_doubles(err, runs, "real_s", MAX_RAW_RUNS,
+			     r->rusage.run_real_s, &n[0]);
+		read_doubles(err, runs, "user_s", MAX_RAW_RUNS,
+			     r->rusage.run_user_s, &n[1]);
+		read_doubles(err, runs, "sys_s", MAX_RAW_RUNS,
+			     r->rusage.run_sys_s, &n[2]);
+		if (!*err && (n[1] != n[0] || n[2] != n[0]))
+			jget_fail(err, -EINVAL, "runs",
+				  "of real_s, user_s and sys_s of different "
+				  "lengths");
+		r->rusage.nr_runs = n[0];
+		jctx_pop();
+	}
 	jctx_pop();
 }
 

@@ -78,5 +78,10 @@ int report_print_compare_json(const struct results *cmp, const char *base,
  * a % and b % slower than on Y (95 % CI)". */
 void report_compare_sentence(const struct results *cmp, int k, char *buf,
 			     size_t len);
+/* The same for comparison c, whose baseline's result is b. */
+void report_sentence(const struct comparison *c, const struct result *b,
+		     char *buf, size_t len);
+/* Is metric an op timed in seconds ("read_s": said "reads")? */
+bool report_metric_is_op(const char *metric);
 
 #endif /* ENCBENCH_REPORT_H */

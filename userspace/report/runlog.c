@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "report_priv.h"
 #include "report.h"
@@ -42,6 +43,65 @@ void report_params_text(const struct param_list *l, char *buf, size_t len)
 			break;
 		}
 		n += w > 0 ? (size_t)w : 0;
+	}
+}
+
+/* As bash's `time` prints it: 0m32.086s. */
+static void print_time(FILE *out, const char *label, double s)
+{
+	int min = s > 0 ? (int)(s / 60) : 0;
+
+	fprintf(out, "\t%-7s %dm%.3fs\n", label, min, s - 60.0 * min);
+}
+
+/* Did result b's runs come from the same timed children as a's (a
+ * workload's metrics that share one child, as pgbench's)? */
+static bool same_runs(const struct result *a, const struct result *b)
+{
+	size_t n = (size_t)a->rusage.nr_runs * sizeof(double);
+
+	return a->rusage.nr_runs == b->rusage.nr_runs &&
+	       !memcmp(a->rusage.run_real_s, b->rusage.run_real_s, n) &&
+	       !memcmp(a->rusage.run_user_s, b->rusage.run_user_s, n) &&
+	       !memcmp(a->rusage.run_sys_s, b->rusage.run_sys_s, n);
+}
+
+/* The LUKS report's "Raw Statistics": each run's real, user and system
+ * time of the timed process, by workload and target. */
+static void print_raw_runs(FILE *out, const struct results *r)
+{
+	fprintf(out, "\nraw per-run figures of the timed process (real, user, "
+		     "sys as `time` shows them):\n");
+	for (int w = 0; w < r->nr_workloads && w < MAX_WORKLOADS; w++) {
+		const char *wl = r->workloads[w].name;
+
+		for (int t = 0; t < r->nr_targets && t < MAX_TARGETS; t++) {
+			const struct result *prev = NULL;
+
+			for (int i = 0; i < r->nr_results && i < MAX_RESULTS;
+			     i++) {
+				const struct result *x = &r->results[i];
+				int n = x->rusage.nr_runs;
+
+				if (strcmp(x->workload, wl) ||
+				    strcmp(x->target, r->targets[t].name) ||
+				    n <= 0 || n > MAX_RAW_RUNS ||
+				    (prev && same_runs(prev, x)))
+					continue;
+				prev = x;
+				fprintf(out, "\n%s on %s (%s)\n", wl, x->target,
+					x->metric.name);
+				for (int k = 0; k < n; k++) {
+					fprintf(out, "\nRun#%d\n", k + 1);
+					print_time(out, "real",
+						   x->rusage.run_real_s[k]);
+					print_time(out, "user",
+						   x->rusage.run_user_s[k]);
+					print_time(out, "sys",
+						   x->rusage.run_sys_s[k]);
+				}
+			}
+		}
 	}
 }
 
@@ -102,6 +162,7 @@ static int build_runlog(FILE *out, const void *arg)
 		report_params_text(&r->workloads[i].params, text, sizeof(text));
 		fprintf(out, "  %-12s %s\n", r->workloads[i].name, text);
 	}
+	print_raw_runs(out, r);
 	return ferror(out) ? -ENOMEM : 0;
 }
 

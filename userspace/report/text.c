@@ -40,6 +40,13 @@ static const char *fmt_val(double v, char *buf, size_t len)
 	return buf;
 }
 
+/* A busy share in %: 2.8, 21.3, 100. */
+static const char *fmt_cpu(double v, char *buf, size_t len)
+{
+	snprintf(buf, len, isfinite(v) ? "%.1f" : "n/a", v);
+	return buf;
+}
+
 /* Counts come from other stages: never index past the array. */
 static int nr_targets(const struct results *r)
 {
@@ -100,11 +107,22 @@ struct row {
 	size_t n;
 };
 
+static const char *cpu_text(const struct result *x, char *buf, size_t len);
+
 static void table_init(const struct results *r, struct table *t)
 {
+	char text[64];
+
 	t->nt = nr_targets(r);
 	for (int k = 0; k < t->nt; k++) {
 		t->w_target[k] = width(r->targets[k].name, COL_TARGET);
+		/* Wide enough for the CPU summary, "97.2 (94.4-100.0)". */
+		for (int i = 0; i < r->nr_results && i < MAX_RESULTS; i++)
+			if (!strcmp(r->results[i].target, r->targets[k].name))
+				t->w_target[k] =
+					width(cpu_text(&r->results[i], text,
+						       sizeof(text)),
+					      t->w_target[k]);
 		/* One compared target: short labels, as in the LUKS report. */
 		if (t->nt > 2) {
 			snprintf(t->pen[k], sizeof(t->pen[k]), "%s %%",
@@ -210,6 +228,39 @@ static double rusage_of(const struct result *x, int i)
 	}
 }
 
+/* Phoronix's "CPU Usage (Summary)": avg (min-max) of the samples. */
+static const char *cpu_text(const struct result *x, char *buf, size_t len)
+{
+	char a[16], lo[16], hi[16];
+
+	if (!x)
+		return "n/a";
+	snprintf(buf, len, "%s (%s-%s)", fmt_cpu(x->cpu.avg, a, sizeof(a)),
+		 fmt_cpu(x->cpu.min, lo, sizeof(lo)),
+		 fmt_cpu(x->cpu.max, hi, sizeof(hi)));
+	return buf;
+}
+
+/* Do metrics a and b of this workload come from the same timed children
+ * on every target (pgbench's TPS and latency)? Their rows are shown
+ * once. */
+static bool same_child(const struct results *r, const struct table *t,
+		       const char *wl, const char *a, const char *b)
+{
+	for (int k = 0; k < t->nt; k++) {
+		const struct result *x = find_result(r, r->targets[k].name, wl,
+						     a),
+				    *y = find_result(r, r->targets[k].name, wl,
+						     b);
+
+		if (!x || !y ||
+		    memcmp(&x->rusage, &y->rusage, sizeof(x->rusage)) ||
+		    memcmp(&x->cpu, &y->cpu, sizeof(x->cpu)))
+			return false;
+	}
+	return true;
+}
+
 /* The LUKS report's Elapsed/User/System, beneath the metric they belong
  * to. Only a point penalty: rusage is kept as per-run means. */
 static bool print_rusage_rows(const struct results *r, const struct table *t,
@@ -233,7 +284,9 @@ static bool print_rusage_rows(const struct results *r, const struct table *t,
 		cell(&row, COL_METRIC, label[i]);
 		for (int k = 0; k < t->nt; k++)
 			cell(&row, t->w_target[k],
-			     fmt_val(rusage_of(x[k], i), text, sizeof(text)));
+			     i == 3 ? cpu_text(x[k], text, sizeof(text))
+				    : fmt_val(rusage_of(x[k], i), text,
+					      sizeof(text)));
 		for (int k = 1; k < t->nt; k++) {
 			double v = rusage_of(x[k], i);
 
@@ -247,6 +300,31 @@ static bool print_rusage_rows(const struct results *r, const struct table *t,
 		row_end(&row, out);
 	}
 	return any;
+}
+
+/* The ZFS report's sentence for each op a workload times (dd's reads
+ * and writes, copy's copies): "... between a % and b % slower ...". */
+static void print_sentences(const struct results *r, const char *wl,
+			    const char *const *metrics, int nm, FILE *out)
+{
+	char line[1024];
+
+	for (int m = 0; m < nm; m++) {
+		if (!report_metric_is_op(metrics[m]))
+			continue;
+		for (int k = 1; k < nr_targets(r); k++) {
+			const struct comparison *c =
+				find_cmp(r, r->targets[k].name, wl, metrics[m]);
+			const struct result *b =
+				c ? find_result(r, c->baseline, wl, metrics[m])
+				  : NULL;
+
+			if (!b)
+				continue;
+			report_sentence(c, b, line, sizeof(line));
+			fprintf(out, "%s\n", line);
+		}
+	}
 }
 
 static void print_workload(const struct results *r, const char *wl, FILE *out)
@@ -281,7 +359,8 @@ static void print_workload(const struct results *r, const char *wl, FILE *out)
 	print_header(r, &t, out);
 	for (int k = 0; k < nm; k++) {
 		print_metric_row(r, &t, wl, metrics[k], out);
-		rusage |= print_rusage_rows(r, &t, wl, metrics[k], out);
+		if (!k || !same_child(r, &t, wl, metrics[k - 1], metrics[k]))
+			rusage |= print_rusage_rows(r, &t, wl, metrics[k], out);
 	}
 	if (nr_targets(r) < 2)
 		return;
@@ -295,7 +374,10 @@ static void print_workload(const struct results *r, const char *wl, FILE *out)
 		fprintf(out, "elapsed/user/system: per-run means from "
 			     "getrusage of the timed process, without a CI;\n"
 			     "cpu all: busy share of all CPUs while it ran "
-			     "(kworkers doing crypto included).\n");
+			     "(kworkers doing crypto included),\n"
+			     "mean (min-max) of samples every 250 ms, as "
+			     "Phoronix's CPU Usage (Summary).\n");
+	print_sentences(r, wl, metrics, nm, out);
 }
 
 void report_print_target(FILE *out, const struct target_info *t, bool baseline,
