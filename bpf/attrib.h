@@ -65,6 +65,9 @@ struct layer_stat {
 	/* Items never timed because the layer's map of items in flight was
 	 * full: count, sum and busy time are short by these. */
 	unsigned long long dropped;
+	/* Items (requests) that ended where no BPF program ran, found
+	 * over later (attrib.bpf.c: rq_unseen): not in count or sum. */
+	unsigned long long unseen;
 };
 
 /* The kernel's dev_t: 12 bits major, 20 bits minor (include/linux/kdev_t.h),

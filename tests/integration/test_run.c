@@ -207,20 +207,22 @@ static void test_attribution(void **state)
 	assert_ge(num(dev, "count"), 2 * 16);
 	assert_ge(num(dev, "kernel_requests"), 1);
 	/*
-	 * The tracer sees every request the kernel completed inside the
-	 * windows, less any run the kernel itself skipped (and said so).
-	 * Known and not yet explained: in about one run in fifteen the
-	 * kernel counts one read request more than the tracer saw, on either
-	 * target (never more than one, no missed or dropped events; writes
-	 * match exactly since the windows leave the parent's work out).
-	 * Tolerated here at exactly one until it is understood.
+	 * The tracer accounts for every request the kernel completed inside
+	 * the windows: timed (count), or counted as unseen where the kernel
+	 * ran no BPF program at the completion (a softirq on top of the
+	 * sandbox agent's thread on the build machine, attrib.bpf.c:
+	 * rq_unseen), or skipped by the kernel and said so (missed_events).
 	 */
-	assert_ge(num(dev, "count") + num(plain_read, "missed_events") + 1,
+	assert_ge(num(dev, "count") + num(dev, "unseen") +
+			  num(plain_read, "missed_events"),
 		  num(dev, "kernel_requests"));
 	assert_ge(num(fdev, "kernel_requests"), 1);
-	assert_ge(num(fdev, "count") + num(fscrypt_read, "missed_events") + 1,
+	assert_ge(num(fdev, "count") + num(fdev, "unseen") +
+			  num(fscrypt_read, "missed_events"),
 		  num(fdev, "kernel_requests"));
 	assert_ge(num(layer_of(results, "plain", "write", "device"), "count") +
+			  num(layer_of(results, "plain", "write", "device"),
+			      "unseen") +
 			  num(attrib_of(results, "plain", "write"),
 			      "missed_events"),
 		  num(layer_of(results, "plain", "write", "device"),

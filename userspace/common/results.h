@@ -183,6 +183,9 @@ struct layer_result {
 	/* Items the tracer could not follow (its table of items in flight
 	 * was full): count, sums and busy time are short by these. */
 	uint64_t dropped;
+	/* device: requests that ended where no BPF program ran, found over
+	 * later; in kernel_requests, not in count or sums. */
+	uint64_t unseen;
 };
 
 /*

@@ -98,6 +98,12 @@ static void print_attrib(const struct attribution *a, FILE *out)
 			"(nested on a CPU); counts may be short by as many.\n",
 			a->missed_events);
 	print_dropped(a, out);
+	if (a->layers[LAYER_DEVICE].unseen)
+		fprintf(out,
+			"  unseen: %" PRIu64 " device requests ended where the "
+			"kernel ran no tracer\n  program; the kernel counted "
+			"them, their latency is not in the figures.\n",
+			a->layers[LAYER_DEVICE].unseen);
 	report_print_wait(a, out);
 }
 

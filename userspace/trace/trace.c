@@ -205,8 +205,11 @@ static void set_autoload(struct attrib_bpf *skel, bool btf, enum enc_method enc,
 				(ends_with(name, "probe")));
 		else if (!strcmp(name, "wait_sample"))
 			load = sample;
-		/* wait.c attaches the sampler to a perf event per CPU. */
-		if (!strcmp(name, "wait_sample"))
+		else if (!strcmp(name, "rq_sweep"))
+			load = true;
+		/* wait.c attaches the sampler to a perf event per CPU;
+		 * trace_end runs rq_sweep itself. */
+		if (!strcmp(name, "wait_sample") || !strcmp(name, "rq_sweep"))
 			bpf_program__set_autoattach(prog, false);
 		if (load && !strncmp(name, "io_uring_", 9))
 			load = iou_autoload(vmlinux, name);
@@ -646,6 +649,7 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 	if (!tr || !snap)
 		return -EINVAL;
 	window_close(tr);
+	rq_sweep(tr->skel);
 	now = now_ns();
 	memset(snap, 0, sizeof(*snap));
 	stats_read(tr->skel->maps.stats, snap);

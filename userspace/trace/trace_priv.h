@@ -122,6 +122,10 @@ void wait_close(struct wait_tracer *w);
  * plus those in flight when `inflight`. */
 void kernel_requests(const struct trace_filter *f, uint64_t out[NR_OPS],
 		     bool inflight);
+/* devstat.c: count the requests still in rq_start that are over as
+ * unseen (attrib.bpf.c: rq_sweep). */
+struct attrib_bpf;
+void rq_sweep(struct attrib_bpf *skel);
 
 /* zfscrypt.c: ZFS's own encryption (kprobes on spa_do_crypt_abd). */
 struct zfscrypt;
