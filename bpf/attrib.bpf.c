@@ -635,15 +635,68 @@ static __always_inline int on_rq_requeue(__u64 *ctx)
 	return 0;
 }
 
+/*
+ * Requests whose data completed inside a flush sequence (block/blk-flush.c):
+ * the flush machinery ends them a second time, data-less, once their
+ * flushes are done. LRU: an entry forgotten costs one unissued too many.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u32); /* rq_incarnation */
+} flush_done SEC(".maps");
+
+/* RQF_FLUSH_SEQ was (1 << 4) while the flags were #defines (6.1). */
+static __always_inline bool rq_in_flush_seq(struct request *rq)
+{
+	__u32 bit = 4;
+
+	if (bpf_core_enum_value_exists(enum rqf_flags, __RQF_FLUSH_SEQ))
+		bit = bpf_core_enum_value(enum rqf_flags, __RQF_FLUSH_SEQ);
+	return BPF_CORE_READ(rq, rq_flags) & (1u << bit);
+}
+
+/*
+ * A data-less write ending untimed: the second end of a flushed write
+ * (flush_done), or a request that was never issued, an empty
+ * REQ_PREFLUSH write: the flush machinery issues its own flush request
+ * (REQ_OP_FLUSH, not timed) and ends the original, which the kernel
+ * counts as a completed write request.
+ */
+static __always_inline void rq_end_unissued(struct request *rq, __u64 *key)
+{
+	__u32 *done = bpf_map_lookup_elem(&flush_done, key);
+	struct layer_stat *s;
+
+	if (done && *done == rq_incarnation(rq)) {
+		bpf_map_delete_elem(&flush_done, key);
+		return;
+	}
+	s = stat_of(LAYER_DEVICE, EB_OP_WRITE);
+	if (s)
+		__sync_fetch_and_add(&s->unissued, 1);
+}
+
 /* block_rq_complete(rq, error, nr_bytes) */
 static __always_inline int on_rq_complete(__u64 *ctx)
 {
+	struct request *rq = (void *)ctx[0];
 	__u64 key = ctx[0], now = bpf_ktime_get_ns();
 	struct start *v = bpf_map_lookup_elem(&rq_start, &key);
 
-	if (v)
+	if (v) {
 		wait_rq_complete(v->queued, v->ts, v->op, (__u32)ctx[2]);
-	item_end(&rq_start, &key, LAYER_DEVICE, now, true);
+		if (v->op == EB_OP_WRITE && rq_in_flush_seq(rq))
+			bpf_map_update_elem(&flush_done, &key, &v->incarnation,
+					    BPF_ANY);
+		item_end(&rq_start, &key, LAYER_DEVICE, now, true);
+		return 0;
+	}
+	if (tracing_on && !(__u32)ctx[2] &&
+	    op_group(BPF_CORE_READ(rq, cmd_flags)) == EB_OP_WRITE &&
+	    rq_dev_ok(rq))
+		rq_end_unissued(rq, &key);
 	return 0;
 }
 

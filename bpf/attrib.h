@@ -68,6 +68,9 @@ struct layer_stat {
 	/* Items (requests) that ended where no BPF program ran, found
 	 * over later (attrib.bpf.c: rq_unseen): not in count or sum. */
 	unsigned long long unseen;
+	/* device: data-less flush requests the kernel ended without issuing
+	 * them (attrib.bpf.c: on_rq_complete); it counts them as writes. */
+	unsigned long long unissued;
 };
 
 /* The kernel's dev_t: 12 bits major, 20 bits minor (include/linux/kdev_t.h),

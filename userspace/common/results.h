@@ -186,6 +186,9 @@ struct layer_result {
 	/* device: requests that ended where no BPF program ran, found over
 	 * later; in kernel_requests, not in count or sums. */
 	uint64_t unseen;
+	/* device, writes: data-less flush requests the kernel ended without
+	 * issuing them; in kernel_requests, never timed. */
+	uint64_t unissued;
 };
 
 /*

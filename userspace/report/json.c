@@ -399,6 +399,7 @@ static struct json_object *layer_json(const void *item)
 	err |= jadd_u64(o, "kernel_requests", l->kernel_requests);
 	err |= jadd_u64(o, "dropped", l->dropped);
 	err |= jadd_u64(o, "unseen", l->unseen);
+	err |= jadd_u64(o, "unissued", l->unissued);
 	err |= jadd(o, "hist", hist_json(l->slots));
 	return built(o, err);
 }

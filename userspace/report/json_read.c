@@ -428,9 +428,11 @@ static void layer_from(int *err, struct json_object *o, struct attribution *a)
 	jget_u64(err, o, "p99_ns", &l->p99_ns);
 	jget_u64(err, o, "kernel_requests", &l->kernel_requests);
 	jget_u64(err, o, "dropped", &l->dropped);
-	/* Written since the unseen requests were found: optional. */
+	/* Written since unseen and unissued requests were found: optional. */
 	if (jhas(o, "unseen"))
 		jget_u64(err, o, "unseen", &l->unseen);
+	if (jhas(o, "unissued"))
+		jget_u64(err, o, "unissued", &l->unissued);
 	hist_from(err, o, l->slots);
 }
 

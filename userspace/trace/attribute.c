@@ -41,6 +41,7 @@ static void fill_layer(const struct trace_snapshot *snap, int l, int op,
 	lr->busy_ns = s->busy_ns;
 	lr->dropped = s->dropped;
 	lr->unseen = s->unseen;
+	lr->unissued = s->unissued;
 	lr->mean_ns = s->count ? s->sum_ns / s->count : 0;
 	memcpy(lr->slots, s->slots, sizeof(lr->slots));
 	lr->p50_ns = hist_percentile(lr->slots, HIST_SLOTS, 50.0);

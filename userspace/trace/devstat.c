@@ -8,8 +8,8 @@
 
 #include <bpf/bpf.h>
 
+#include "trace.h" /* first: the skeleton needs attrib.h's types */
 #include "attrib.skel.h"
-#include "trace.h"
 #include "trace_priv.h"
 
 static bool sysfs_dev_has(unsigned int major, unsigned int minor,
