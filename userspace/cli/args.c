@@ -264,8 +264,8 @@ static int zfs_option(struct zfs_options *o, int opt, const char *v)
 	      level <= 1000)))
 		goto good;
 	fprintf(stderr,
-		"encbench-trace: run: invalid --%s '%s' (ZFS accepts %s)\n",
-		opt_name(opt), v,
+		"encbench-trace: %s: invalid --%s '%s' (ZFS accepts %s)\n",
+		config_command, opt_name(opt), v,
 		opt == OPT_ZFS_ENC   ? "aes-{128,192,256}-{ccm,gcm}"
 		: opt == OPT_ZFS_FMT ? "raw or passphrase"
 				     : "off, on, lz4, lzjb, zle, gzip[-N], "

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,6 +22,7 @@
 #include "run.h"
 #include "../probe/probe.h"
 #include "../report/report.h"
+#include "../storage/state.h"
 #include "../storage/target.h"
 #include "../trace/trace.h"
 #include "../workload/workload.h"
@@ -35,7 +35,7 @@ static void on_signal(int sig)
 	workload_stop = 1;
 }
 
-static void install_signals(void)
+void run_signals(void)
 {
 	struct sigaction sa = {.sa_handler = on_signal};
 
@@ -97,35 +97,10 @@ static int validate_prometheus(char *path)
  * folders are resolved into cfg and out. */
 static int validate(struct run_config *cfg, struct output_dir *out)
 {
-	char scratch[PATH_LEN], existing[PATH_LEN];
-	struct statvfs vfs;
-	uint64_t need, avail;
-	int rc;
+	int rc = validate_targets(cfg);
 
-	if (geteuid() != 0)
-		RUN_BAD("needs root (loop devices, mounts, keys, BPF): try "
-			"sudo");
-	rc = path_resolve("scratch folder", cfg->scratch, SCRATCH_PATH_ROOM,
-			  scratch, existing);
 	if (rc)
 		return rc;
-	if (strcmp(scratch, existing))
-		RUN_BAD("scratch folder '%s' does not exist", cfg->scratch);
-	rc = dir_check_writable("scratch folder", scratch);
-	if (rc)
-		return rc;
-	snprintf(cfg->scratch, sizeof(cfg->scratch), "%s", scratch);
-	if (statvfs(cfg->scratch, &vfs) < 0)
-		RUN_BAD("scratch folder '%s': %s", cfg->scratch,
-			strerror(errno));
-	need = target_fs_bytes(cfg) * cfg->nr_targets;
-	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
-	if (need > avail)
-		RUN_BAD("the largest workload does not fit: %d targets need "
-			"%llu MiB in '%s', %llu MiB free",
-			cfg->nr_targets, (unsigned long long)(need / MiB),
-			cfg->scratch, (unsigned long long)(avail / MiB));
-
 	if (!cfg->output[0]) {
 		time_t now = time(NULL);
 		char ts[32];
@@ -173,12 +148,12 @@ static void fill_meta(struct results *r, const struct run_config *cfg)
 
 int cmd_run(int argc, char **argv)
 {
-	char scratch[PATH_LEN];
+	char scratch[PATH_LEN] = "";
 	struct run_config cfg;
 	struct output_dir out;
 	struct run_ctx ctx = {0};
 	struct timespec t0, t1;
-	bool measured = false;
+	bool measured = false, left;
 	int rc;
 
 	config_defaults(&cfg);
@@ -202,19 +177,12 @@ int cmd_run(int argc, char **argv)
 		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	install_signals();
+	run_signals();
 	progress_start(progress_wanted(cfg.quiet, cfg.json));
 	fill_meta(ctx.r, &cfg);
 	probe_all(&ctx.r->meta.caps);
 
-	snprintf(scratch, sizeof(scratch), "%s/encbench-trace.XXXXXX",
-		 cfg.scratch);
-	if (!mkdtemp(scratch)) {
-		fprintf(stderr,
-			"encbench-trace: run: cannot create scratch "
-			"folder in '%s': %s\n",
-			cfg.scratch, strerror(errno));
-		scratch[0] = '\0';
+	if (state_open("run") || scratch_create(cfg.scratch, scratch)) {
 		rc = 1;
 		goto cleanup;
 	}
@@ -238,11 +206,10 @@ cleanup:
 	run_teardown(&ctx);
 	progress_stop(); /* the rest goes to stdout and would meet it */
 	probe_release();
-	if (scratch[0] && rmdir(scratch) < 0)
-		fprintf(stderr,
-			"encbench-trace: scratch folder %s not empty: "
-			"%s\n",
-			scratch, strerror(errno));
+	scratch_remove(scratch);
+	left = state_close() != 0; /* it said what stays, and where */
+	if (left && !rc)
+		rc = 1;
 	/* Measured is measured: a signal from here on still gets the
 	 * results written, whole, and then exit 130. */
 	if (measured) {
@@ -257,7 +224,7 @@ cleanup:
 			"encbench-trace: interrupted after the measurements "
 			"were done; the results in %s/ are complete\n",
 			cfg.output);
-	else if (workload_stop)
+	else if (workload_stop && !left)
 		fprintf(stderr, "encbench-trace: interrupted; every device, "
 				"mount, key and BPF link it made is removed\n");
 	if (workload_stop)

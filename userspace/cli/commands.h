@@ -20,5 +20,7 @@ int cmd_report(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_setup(int argc, char **argv);
+int cmd_teardown(int argc, char **argv);
 
 #endif

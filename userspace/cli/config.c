@@ -7,6 +7,8 @@
 
 #include "config.h"
 
+const char *config_command = "run";
+
 void config_defaults(struct run_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));

@@ -59,10 +59,15 @@ struct run_config {
 	struct luks_options luks;
 };
 
+/* The command these options were given to: "run", or "setup" (which
+ * takes the options that shape targets). */
+extern const char *config_command;
+
 /* The one-line error of `run` for bad input: print and return exit 2. */
 #define RUN_BAD(...)                                                           \
 	do {                                                                   \
-		fprintf(stderr, "encbench-trace: run: " __VA_ARGS__);          \
+		fprintf(stderr, "encbench-trace: %s: ", config_command);       \
+		fprintf(stderr, __VA_ARGS__);                                  \
 		fputc('\n', stderr);                                           \
 		return 2;                                                      \
 	} while (0)

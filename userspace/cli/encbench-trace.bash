@@ -24,8 +24,8 @@ _encbench_trace()
 	_init_completion || return
 
 	if ((cword == 1)); then
-		COMPREPLY=($(compgen -W "run probe report merge trace compare
-			--help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "run setup teardown probe report merge
+			trace compare --help --version" -- "$cur"))
 		return
 	fi
 	cmd=${words[1]}
@@ -112,6 +112,15 @@ _encbench_trace()
 			--zfs-compression --quiet --html --prometheus --timeline
 			--json --preset --scale --stable --min-runs --max-runs --help
 			$(_encbench_trace_workload_opts "${words[0]}")" -- "$cur"))
+		;;
+	setup)
+		COMPREPLY=($(compgen -W "--targets --size --scratch
+			--luks-cipher --luks-key-size --luks-sector-size
+			--luks-flags --zfs-encryption --zfs-keyformat
+			--zfs-compression --quiet --help" -- "$cur"))
+		;;
+	teardown)
+		COMPREPLY=($(compgen -W "--help" -- "$cur"))
 		;;
 	probe)
 		COMPREPLY=($(compgen -W "--json --help" -- "$cur"))

@@ -16,6 +16,8 @@ struct command {
 
 static const struct command commands[] = {
 	{"run", cmd_run, "build targets, run workloads, trace, report"},
+	{"setup", cmd_setup, "build targets and leave them up for your tools"},
+	{"teardown", cmd_teardown, "remove what setup or a killed run left"},
 	{"probe", cmd_probe, "what this kernel and machine support"},
 	{"report", cmd_report, "print a saved results.json again"},
 	{"merge", cmd_merge, "several hosts' runs side by side"},
@@ -35,6 +37,8 @@ static void usage(FILE *out)
 		"\nEach command takes --help.\n\nExamples:\n"
 		"  sudo encbench-trace run\n"
 		"  sudo encbench-trace probe --json\n"
+		"  sudo encbench-trace setup --targets plain,luks2\n"
+		"  sudo encbench-trace teardown\n"
 		"  encbench-trace report encbench-results/*/results.json\n"
 		"  encbench-trace merge --html fleet/ host1.json host2.json\n"
 		"  encbench-trace compare plain-dd.csv fscrypt-dd.csv\n"

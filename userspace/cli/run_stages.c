@@ -10,6 +10,7 @@
 
 #include "progress.h"
 #include "run.h"
+#include "../common/pause_point.h"
 #include "../probe/probe.h"
 #include "../report/report.h"
 #include "../stats/stats.h"
@@ -83,6 +84,7 @@ static int setup_one(struct run_ctx *ctx, const char *kind, bool baseline)
 		.fs_bytes = target_fs_bytes(ctx->cfg),
 		.luks = ctx->cfg->luks,
 		.zfs = ctx->cfg->zfs,
+		.stop = &workload_stop,
 	};
 	const char *why = k->unavailable(caps);
 	const struct device_info *low;
@@ -416,6 +418,7 @@ static int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
 	if (ctx->tl)
 		timeline_begin(ctx->tl, &f, ctx->cfg->timeline_s);
 	progress_stage("run", t->info.name, w->name);
+	pause_point("workload:%s:%s", t->info.name, w->name);
 	for (int i = 1; i <= max && !err; i++) {
 		struct sample s = {0};
 

@@ -256,7 +256,7 @@ static void probe_zfs(struct cap *c)
 	cap_set(c, true, "OpenZFS %s: %s", version[0] ? version : "?", how);
 }
 
-static void probe_storage(struct capabilities *caps)
+void probe_storage(struct capabilities *caps)
 {
 	char how[DETAIL_LEN - 32];
 	bool ok;

@@ -12,6 +12,10 @@
  * capability records its own ok/detail. */
 void probe_all(struct capabilities *caps);
 
+/* Only the storage kinds' capabilities (loop, dm-crypt, fscrypt,
+ * eCryptfs, ZFS): no BPF, nothing mounted. Part of probe_all. */
+void probe_storage(struct capabilities *caps);
+
 /* Unmount what probe_all mounted (after the tracer is closed). */
 void probe_release(void);
 

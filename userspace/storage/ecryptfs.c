@@ -19,6 +19,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "state.h"
+#include "state_undo.h"
 #include "target.h"
 
 /* The kernel's ABI (include/linux/ecryptfs.h), which no uapi header has. */
@@ -62,6 +64,7 @@ struct ecryptfs_priv {
 	char mnt[PATH_LEN];   /* ours to rmdir, once created */
 	bool mounted;
 	int32_t key; /* serial in our process keyring, 0 if none */
+	int dir_rec, key_rec, mount_rec; /* their state file records */
 };
 
 static const char *ecryptfs_unavailable(const struct capabilities *caps)
@@ -101,10 +104,18 @@ static int add_mount_key(struct ecryptfs_priv *p,
 	memcpy(tok->password.signature, sig, ECRYPTFS_SIG_HEX);
 	id = syscall(SYS_add_key, "user", sig, tok, sizeof(*tok),
 		     KEY_SPEC_PROCESS_KEYRING);
-	if (id < 0)
+	if (id < 0) {
 		err = -errno;
-	else
+	} else {
+		struct state_rec r = {0};
+
 		p->key = (int32_t)id;
+		snprintf(r.type, sizeof(r.type), "user-key");
+		snprintf(r.name, sizeof(r.name), "%s", sig);
+		r.serial = id;
+		p->key_rec = state_add(&r);
+		err = p->key_rec < 0 ? p->key_rec : 0;
+	}
 cleanup:
 	explicit_bzero(tok, sizeof(*tok));
 	munmap(tok, sizeof(*tok));
@@ -130,6 +141,9 @@ static int ecryptfs_setup(struct stack_layer *l, const struct layer_env *env)
 		return err;
 	}
 	snprintf(p->mnt, sizeof(p->mnt), "%s", l->exposed.mnt);
+	p->dir_rec = state_add_path("dir", NULL, p->mnt);
+	if (p->dir_rec < 0)
+		return p->dir_rec;
 	err = add_mount_key(p, sig);
 	if (err) {
 		fprintf(stderr, "encbench-trace: add_key for eCryptfs: %s\n",
@@ -137,6 +151,9 @@ static int ecryptfs_setup(struct stack_layer *l, const struct layer_env *env)
 		return err;
 	}
 	snprintf(opts, sizeof(opts), MOUNT_OPTS, sig);
+	p->mount_rec = state_add_mount(p->mnt, "ecryptfs", p->lower);
+	if (p->mount_rec < 0)
+		return p->mount_rec;
 	if (mount(p->lower, p->mnt, "ecryptfs", 0, opts) < 0) {
 		err = -errno;
 		fprintf(stderr, "encbench-trace: mount -t ecryptfs on %s: %s\n",
@@ -180,12 +197,36 @@ static void ecryptfs_teardown(struct stack_layer *l)
 	    umount2(p->mnt, MNT_DETACH) < 0)
 		fprintf(stderr, "encbench-trace: umount %s: %s\n", p->mnt,
 			strerror(errno));
+	else
+		state_forget(p->mount_rec);
 	p->mounted = false;
-	if (p->mnt[0])
-		rmdir(p->mnt);
+	if (p->mnt[0] && rmdir(p->mnt) == 0)
+		state_forget(p->dir_rec);
 	if (p->key > 0)
 		syscall(SYS_keyctl, KEYCTL_INVALIDATE, p->key);
+	state_forget(p->key_rec); /* and it goes with our process anyway */
 	p->key = 0;
+}
+
+/* The key was in the dead process's keyring: the mount held the last
+ * reference, and the unmount (undone before this) let it go. Should it
+ * still be there, it must have our signature as its description. */
+int user_key_undo(const struct state_rec *r)
+{
+	char desc[256], *sig;
+	long n = syscall(SYS_keyctl, KEYCTL_DESCRIBE, (int32_t)r->serial, desc,
+			 sizeof(desc));
+
+	if (n < 0 || n > (long)sizeof(desc))
+		return UNDO_GONE;
+	sig = strrchr(desc, ';');
+	if (!sig || strcmp(sig + 1, r->name))
+		return UNDO_NOT_OURS;
+	/* Not possessed by us, so EACCES: nothing holds it but the
+	 * garbage collector, which takes it. */
+	if (syscall(SYS_keyctl, KEYCTL_INVALIDATE, (int32_t)r->serial) < 0)
+		return errno == EACCES || errno == ENOKEY ? UNDO_GONE : -errno;
+	return UNDO_REMOVED;
 }
 
 const struct layer_ops ecryptfs_layer = {

@@ -15,12 +15,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "state.h"
 #include "target.h"
 
 struct ext4_priv {
 	char dev[NAME_LEN]; /* the device it was made on */
 	char mnt[PATH_LEN]; /* ours to rmdir, once created */
 	bool mounted;
+	int dir_rec, mount_rec; /* their state file records */
 };
 
 static int mkfs(const char *devname, const char *features)
@@ -69,7 +71,13 @@ static int ext4_setup(struct stack_layer *l, const struct layer_env *env)
 		return err;
 	}
 	snprintf(p->mnt, sizeof(p->mnt), "%s", mnt);
+	p->dir_rec = state_add_path("dir", NULL, mnt);
+	if (p->dir_rec < 0)
+		return p->dir_rec;
 	snprintf(dev, sizeof(dev), "/dev/%s", p->dev);
+	p->mount_rec = state_add_mount(mnt, "ext4", dev);
+	if (p->mount_rec < 0)
+		return p->mount_rec;
 	if (mount(dev, mnt, "ext4", 0, NULL) < 0) {
 		err = -errno;
 		fprintf(stderr, "encbench-trace: mount %s on %s: %s\n", dev,
@@ -134,10 +142,14 @@ static void ext4_teardown(struct stack_layer *l)
 		if (umount2(p->mnt, 0) < 0 && umount2(p->mnt, MNT_DETACH) < 0)
 			fprintf(stderr, "encbench-trace: umount %s: %s\n",
 				p->mnt, strerror(errno));
+		else
+			state_forget(p->mount_rec);
 		p->mounted = false;
+	} else {
+		state_forget(p->mount_rec); /* recorded, never mounted */
 	}
-	if (p->mnt[0])
-		rmdir(p->mnt);
+	if (p->mnt[0] && rmdir(p->mnt) == 0)
+		state_forget(p->dir_rec);
 }
 
 const struct layer_ops ext4_layer = {

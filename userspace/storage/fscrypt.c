@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "state.h"
+#include "state_undo.h"
 #include "target.h"
 
 #define KEY_BYTES 64
@@ -25,7 +27,40 @@ struct fscrypt_priv {
 	char mnt[PATH_LEN]; /* the filesystem whose keyring has the key */
 	bool key_added;
 	unsigned char key_id[16]; /* v2 key identifier */
+	int rec;		  /* its state file record */
 };
+
+/* The key's identifier (not the key): `teardown` removes it from the
+ * filesystem's keyring by that, if the filesystem is still mounted. */
+static int record(struct fscrypt_priv *p)
+{
+	char hex[33];
+	int id;
+
+	for (int i = 0; i < 16; i++)
+		snprintf(hex + 2 * i, 3, "%02x", p->key_id[i]);
+	id = state_add_named("fscrypt-key", NULL, p->mnt, hex);
+	if (id < 0)
+		return id;
+	p->rec = id;
+	return 0;
+}
+
+static int remove_key(const char *mnt, const unsigned char id[16])
+{
+	struct fscrypt_remove_key_arg arg = {0};
+	int fd, err = 0;
+
+	fd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	arg.key_spec.type = FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER;
+	memcpy(arg.key_spec.u.identifier, id, 16);
+	if (ioctl(fd, FS_IOC_REMOVE_ENCRYPTION_KEY, &arg) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
 
 static const char *fscrypt_unavailable(const struct capabilities *caps)
 {
@@ -98,6 +133,9 @@ static int fscrypt_setup(struct stack_layer *l, const struct layer_env *env)
 		return err;
 	}
 	p->key_added = true;
+	err = record(p);
+	if (err)
+		return err;
 
 	l->exposed = *env->below;
 	snprintf(l->exposed.dir, sizeof(l->exposed.dir), "%s/encrypted",
@@ -127,23 +165,40 @@ static void fscrypt_describe(const struct stack_layer *l,
 static void fscrypt_teardown(struct stack_layer *l)
 {
 	struct fscrypt_priv *p = l->priv;
-	struct fscrypt_remove_key_arg arg = {0};
-	int fd;
+	int err;
 
 	if (!p->key_added)
 		return;
-	fd = open(p->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	arg.key_spec.type = FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER;
-	memcpy(arg.key_spec.u.identifier, p->key_id, 16);
-	if (ioctl(fd, FS_IOC_REMOVE_ENCRYPTION_KEY, &arg) < 0)
+	err = remove_key(p->mnt, p->key_id);
+	if (err)
 		fprintf(stderr,
 			"encbench-trace: FS_IOC_REMOVE_ENCRYPTION_KEY "
 			"on %s: %s (unmount drops it)\n",
-			p->mnt, strerror(errno));
-	close(fd);
+			p->mnt, strerror(-err));
+	/* Gone either way once the filesystem is unmounted, which the
+	 * layer below does next. */
+	state_forget(p->rec);
 	p->key_added = false;
+}
+
+/* Only while an ext4 is mounted there; the identifier is 16 random bytes
+ * of ours, so no one else's key can have it. */
+int fscrypt_key_undo(const struct state_rec *r)
+{
+	char type[NAME_LEN], src[PATH_LEN];
+	unsigned char id[16];
+	int err;
+
+	if (mount_at(r->path, type, sizeof(type), src, sizeof(src)) ||
+	    strcmp(type, "ext4"))
+		return UNDO_GONE; /* the unmount dropped it */
+	for (int i = 0; i < 16; i++)
+		if (sscanf(r->detail + 2 * i, "%2hhx", &id[i]) != 1)
+			return -EINVAL;
+	err = remove_key(r->path, id);
+	if (err == -ENOKEY)
+		return UNDO_GONE;
+	return err ? err : UNDO_REMOVED;
 }
 
 const struct layer_ops fscrypt_layer = {

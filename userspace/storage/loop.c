@@ -9,13 +9,17 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "state.h"
+#include "state_undo.h"
 #include "target.h"
 
 struct loop_priv {
 	char image[PATH_LEN]; /* ours to unlink, once created */
 	int fd;		      /* held until the layer above holds the device */
+	int image_rec, loop_rec; /* their state file records */
 };
 
 static int make_image(struct loop_priv *p, const char *path, uint64_t bytes)
@@ -30,6 +34,11 @@ static int make_image(struct loop_priv *p, const char *path, uint64_t bytes)
 		return err; /* not ours: never unlink it */
 	}
 	snprintf(p->image, sizeof(p->image), "%s", path);
+	p->image_rec = state_add_path("file", NULL, path);
+	if (p->image_rec < 0) {
+		close(fd);
+		return p->image_rec;
+	}
 	/* Sparse: the image costs only what the workloads write. */
 	if (ftruncate(fd, bytes) < 0) {
 		err = -errno;
@@ -38,6 +47,18 @@ static int make_image(struct loop_priv *p, const char *path, uint64_t bytes)
 	}
 	close(fd);
 	return err;
+}
+
+/* The device and the identity of its backing file, which `teardown`
+ * compares (LOOP_GET_STATUS64) before it detaches anything. */
+static int record(struct loop_priv *p, const char *dev)
+{
+	int id = state_add_path("loop", dev, p->image);
+
+	if (id < 0)
+		return id;
+	p->loop_rec = id;
+	return 0;
 }
 
 /*
@@ -109,7 +130,8 @@ static int attach(struct loop_priv *p, char *dev, size_t devlen)
 	}
 	if (fd < 0)
 		goto cleanup;
-	err = 0;
+	/* Until recorded, our fd and autoclear make it go with us. */
+	err = record(p, dev);
 	p->fd = fd;
 	fd = -1;
 cleanup:
@@ -163,8 +185,61 @@ static void loop_teardown(struct stack_layer *l)
 	struct loop_priv *p = l->priv;
 
 	loop_held(l);
-	if (p->image[0])
-		unlink(p->image);
+	/* Autoclear detaches it as the layer above lets go. */
+	state_forget(p->loop_rec);
+	if (p->image[0] && (unlink(p->image) == 0 || errno == ENOENT))
+		state_forget(p->image_rec);
+}
+
+/* Backed by our image: its inode, under its path (" (deleted)" once
+ * unlinked), and if that path still has a file with our inode number,
+ * our file's birth time (inode numbers are reused). */
+static bool backed_by_ours(const struct state_rec *r,
+			   const struct loop_info64 *info)
+{
+	char path[NAME_LEN + 32], backing[PATH_LEN + 16];
+	size_t n = strlen(r->path);
+	int rc;
+	FILE *f;
+
+	if (info->lo_device != r->dev || info->lo_inode != r->ino)
+		return false;
+	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file",
+		 r->name);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(backing, sizeof(backing), f))
+		backing[0] = '\0';
+	fclose(f);
+	backing[strcspn(backing, "\n")] = '\0';
+	if (strncmp(backing, r->path, n) ||
+	    (backing[n] && strcmp(backing + n, " (deleted)")))
+		return false;
+	if (backing[n])
+		return true; /* unlinked: whatever is at the path is not it */
+	rc = state_path_check(r, NULL);
+	return rc == UNDO_REMOVED;
+}
+
+int loop_undo(const struct state_rec *r)
+{
+	struct loop_info64 info;
+	char path[NAME_LEN + 8];
+	int fd, err = UNDO_REMOVED;
+
+	snprintf(path, sizeof(path), "/dev/%s", r->name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENXIO ? UNDO_GONE : -errno;
+	if (ioctl(fd, LOOP_GET_STATUS64, &info) < 0)
+		err = errno == ENXIO ? UNDO_GONE : -errno;
+	else if (!backed_by_ours(r, &info))
+		err = UNDO_NOT_OURS; /* now on someone else's file */
+	else if (ioctl(fd, LOOP_CLR_FD) < 0)
+		err = errno == ENXIO ? UNDO_GONE : -errno;
+	close(fd);
+	return err;
 }
 
 const struct layer_ops loop_layer = {

@@ -9,6 +9,7 @@
  * measured.
  */
 #include <errno.h>
+#include <glob.h>
 #include <libcryptsetup.h>
 #include <limits.h>
 #include <stdio.h>
@@ -21,6 +22,8 @@
 #include <unistd.h>
 
 #include "dmcrypt.h"
+#include "state.h"
+#include "state_undo.h"
 #include "target.h"
 
 #define PASS_BYTES	 32
@@ -31,6 +34,7 @@ struct dmcrypt_priv {
 	char backing[NAME_LEN];
 	struct dmcrypt_params params;
 	bool active;
+	int rec; /* its state file record */
 };
 
 /* libcryptsetup's last error line, to say why it refused. */
@@ -103,6 +107,32 @@ static int format(struct crypt_device *cd, const struct luks_options *o,
 	return err < 0 ? err : 0;
 }
 
+/* The dm map about to be made: `teardown` removes it only while its dm
+ * UUID is the one libcryptsetup gives this LUKS2 volume's mapping. */
+static int record(struct dmcrypt_priv *p, const char *name, const char *uuid)
+{
+	int id = state_add_named("dm", name, NULL, uuid);
+
+	if (id < 0)
+		return id;
+	p->rec = id;
+	return 0;
+}
+
+/* udev or blkid may hold it for a moment after the unmount. */
+static int deactivate(const char *name)
+{
+	int err = 0;
+
+	for (int tries = 0; tries < 50; tries++) {
+		err = crypt_deactivate_by_name(NULL, name, 0);
+		if (err != -EBUSY)
+			break;
+		usleep(100 * 1000);
+	}
+	return err;
+}
+
 static int dmcrypt_setup(struct stack_layer *l, const struct layer_env *env)
 {
 	const struct luks_options *o = &env->cfg->luks;
@@ -141,6 +171,11 @@ static int dmcrypt_setup(struct stack_layer *l, const struct layer_env *env)
 		err = -EINVAL;
 		goto cleanup;
 	}
+	/* Recorded before it exists: a SIGKILL right after activation
+	 * must not leave it unrecorded. */
+	err = record(p, name, crypt_get_uuid(cd));
+	if (err)
+		goto cleanup;
 	err = crypt_activate_by_passphrase(cd, name, CRYPT_ANY_SLOT, pass,
 					   PASS_BYTES, o->flags);
 	if (err < 0) {
@@ -192,21 +227,89 @@ static int dmcrypt_locate(const struct stack_layer *l, struct verify_loc *loc)
 static void dmcrypt_teardown(struct stack_layer *l)
 {
 	struct dmcrypt_priv *p = l->priv;
-	int err = 0;
+	int err;
 
-	if (!p->active)
+	if (!p->active) {
+		state_forget(p->rec); /* recorded, never activated */
 		return;
-	/* udev or blkid may hold it for a moment after the unmount. */
-	for (int tries = 0; tries < 50; tries++) {
-		err = crypt_deactivate_by_name(NULL, p->name, 0);
-		if (err != -EBUSY)
-			break;
-		usleep(100 * 1000);
 	}
+	err = deactivate(p->name);
 	if (err < 0)
 		fprintf(stderr, "encbench-trace: cannot remove dm map %s: %s\n",
 			p->name, strerror(-err));
+	else
+		state_forget(p->rec);
 	p->active = false;
+}
+
+/* "CRYPT-LUKS2-<UUID without dashes>-<name>": libcryptsetup's dm UUID of
+ * a LUKS2 mapping. */
+static bool uuid_is(const char *dm_uuid, const char *luks_uuid,
+		    const char *name)
+{
+	char want[DETAIL_LEN], *w;
+	int n = snprintf(want, sizeof(want), "CRYPT-LUKS2-");
+
+	w = want + n;
+	for (const char *u = luks_uuid; *u && w < want + sizeof(want) - 1; u++)
+		if (*u != '-')
+			*w++ = *u;
+	*w = '\0';
+	n = strlen(want);
+	return luks_uuid[0] && !strncmp(dm_uuid, want, n) &&
+	       dm_uuid[n] == '-' && !strcmp(dm_uuid + n + 1, name);
+}
+
+/* The dm UUID of the mapping called name (sysfs: with or without udev's
+ * /dev/mapper links): 0, or -ENOENT when there is none. */
+static int dm_uuid_of(const char *name, char *uuid, size_t len)
+{
+	char buf[DETAIL_LEN], path[PATH_MAX];
+	int err = -ENOENT;
+	glob_t g;
+
+	if (glob("/sys/block/dm-*/dm/name", 0, NULL, &g))
+		return -ENOENT;
+	for (size_t i = 0; i < g.gl_pathc && err; i++) {
+		FILE *f = fopen(g.gl_pathv[i], "re");
+
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f) &&
+		    (buf[strcspn(buf, "\n")] = '\0', !strcmp(buf, name))) {
+			snprintf(path, sizeof(path), "%s", g.gl_pathv[i]);
+			strcpy(strrchr(path, '/'), "/uuid");
+			err = 0;
+		}
+		fclose(f);
+	}
+	globfree(&g);
+	if (err)
+		return err;
+	uuid[0] = '\0';
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (!fgets(uuid, len, f))
+			uuid[0] = '\0';
+		fclose(f);
+	}
+	uuid[strcspn(uuid, "\n")] = '\0';
+	return 0;
+}
+
+int dmcrypt_undo(const struct state_rec *r)
+{
+	char uuid[DETAIL_LEN];
+	int err;
+
+	if (dm_uuid_of(r->name, uuid, sizeof(uuid)))
+		return UNDO_GONE;
+	if (!uuid_is(uuid, r->detail, r->name))
+		return UNDO_NOT_OURS;
+	err = deactivate(r->name);
+	if (err == -ENODEV)
+		return UNDO_GONE;
+	return err < 0 ? err : UNDO_REMOVED;
 }
 
 const struct layer_ops dmcrypt_layer = {

@@ -10,6 +10,7 @@
 
 #include "target.h"
 #include "verify.h"
+#include "../common/pause_point.h"
 
 extern const struct target_kind plain_target;
 extern const struct target_kind fscrypt_target;
@@ -19,9 +20,8 @@ extern const struct target_kind zfs_off_target;
 extern const struct target_kind zfs_target;
 
 static const struct target_kind *const kind_table[] = {
-	&plain_target,	  &fscrypt_target, &luks2_target,
-	&ecryptfs_target, &zfs_off_target, &zfs_target,
-	NULL,
+	&plain_target,	 &fscrypt_target, &luks2_target, &ecryptfs_target,
+	&zfs_off_target, &zfs_target,	  NULL,
 };
 
 const struct target_kind *const *target_list(void)
@@ -89,6 +89,9 @@ int target_setup(struct target *t, const struct target_config *cfg)
 			return err;
 		if (i && t->layers[i - 1].ops->held)
 			t->layers[i - 1].ops->held(&t->layers[i - 1]);
+		pause_point("setup:%s:%s", cfg->name, l->ops->name);
+		if (cfg->stop && *cfg->stop)
+			return -EINTR;
 	}
 	describe(t);
 	return 0;
@@ -104,17 +107,29 @@ int target_verify(struct target *t)
 	return (r == 0) == t->kind->encrypted ? 0 : -EIO;
 }
 
+/* May hold key material: wipe before freeing. */
+static void free_priv(struct stack_layer *l)
+{
+	if (!l->priv)
+		return;
+	explicit_bzero(l->priv, l->ops->priv_size);
+	free(l->priv);
+	l->priv = NULL;
+}
+
 void target_teardown(struct target *t)
 {
 	while (t->nr_layers > 0) {
 		struct stack_layer *l = &t->layers[--t->nr_layers];
 
+		pause_point("teardown:%s:%s", t->info.name, l->ops->name);
 		l->ops->teardown(l);
-		if (l->priv) {
-			/* May hold key material: wipe before freeing. */
-			explicit_bzero(l->priv, l->ops->priv_size);
-			free(l->priv);
-			l->priv = NULL;
-		}
+		free_priv(l);
 	}
+}
+
+void target_release(struct target *t)
+{
+	while (t->nr_layers > 0)
+		free_priv(&t->layers[--t->nr_layers]);
 }

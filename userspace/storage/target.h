@@ -9,6 +9,7 @@
 #ifndef ENCBENCH_TARGET_H
 #define ENCBENCH_TARGET_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -28,8 +29,8 @@ struct luks_options {
 /* ZFS choices (--zfs-*), used by the dataset layer; "" for the report's:
  * aes-256-gcm, a raw key, lz4. */
 struct zfs_options {
-	char encryption[NAME_LEN / 2]; /* of the encrypted dataset */
-	char keyformat[NAME_LEN / 2];  /* raw | passphrase */
+	char encryption[NAME_LEN / 2];	/* of the encrypted dataset */
+	char keyformat[NAME_LEN / 2];	/* raw | passphrase */
 	char compression[NAME_LEN / 2]; /* of both datasets */
 };
 
@@ -38,6 +39,8 @@ struct target_config {
 	const char *scratch; /* our private scratch folder (already created) */
 	uint64_t fs_bytes;   /* filesystem size to create */
 	const char *path;    /* user targets: the existing directory */
+	/* Set by a signal handler: setup stops after the current layer. */
+	const volatile sig_atomic_t *stop;
 	struct luks_options luks;
 	struct zfs_options zfs;
 };
@@ -69,12 +72,16 @@ const struct target_kind *const *target_list(void);
 
 /* Build every layer of t->kind in order; on failure the layers made so far
  * stay in t for target_teardown. Fills t->info from the layers. -EINVAL
- * means a layer refused the user's options (bad input, exit 2). */
+ * means a layer refused the user's options (bad input, exit 2), -EINTR
+ * that cfg->stop was set. */
 int target_setup(struct target *t, const struct target_config *cfg);
 /* Confirm the data is ciphertext on the lowest device (or plaintext, for
  * an unencrypted kind); sets info.verified_encrypted. */
 int target_verify(struct target *t);
 /* Undo the layers, top first. Safe on a half-built target. */
 void target_teardown(struct target *t);
+/* Leave what the layers made up (`setup`: the state file has it for
+ * `teardown`); only their private state goes, wiped. */
+void target_release(struct target *t);
 
 #endif /* ENCBENCH_TARGET_H */

@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "state.h"
+#include "state_undo.h"
 #include "target.h"
 #include "zfs.h"
 
@@ -38,7 +40,8 @@ static struct {
 	int refs;
 	char name[NAME_LEN];
 	bool created;
-	char vdev[PATH_LEN]; /* ours to unlink, once created */
+	char vdev[PATH_LEN];	/* ours to unlink, once created */
+	int vdev_rec, pool_rec; /* their state file records */
 } pool;
 
 const char *zfs_unavailable(const struct capabilities *caps)
@@ -61,6 +64,11 @@ static int make_vdev(const char *path, uint64_t bytes)
 		return err; /* not ours: never unlink it */
 	}
 	snprintf(pool.vdev, sizeof(pool.vdev), "%s", path);
+	pool.vdev_rec = state_add_path("file", NULL, path);
+	if (pool.vdev_rec < 0) {
+		close(fd);
+		return pool.vdev_rec;
+	}
 	if (ftruncate(fd, bytes) < 0) {
 		err = -errno;
 		fprintf(stderr, "encbench-trace: cannot size %s: %s\n", path,
@@ -94,18 +102,22 @@ static int pool_create(const struct layer_env *env)
 	{
 		/* cachefile=none: the pool is never imported at boot; no
 		 * mountpoint for its root dataset. */
-		char *argv[] = {"zpool",     "create",	       "-o",
-				"ashift=12", "-o",	       "cachefile=none",
-				"-m",	     "none",	       pool.name,
-				pool.vdev,   NULL};
+		char *argv[] = {"zpool",   "create",	     "-o", "ashift=12",
+				"-o",	   "cachefile=none", "-m", "none",
+				pool.name, pool.vdev,	     NULL};
 
 		/* Ours from here even if zpool is interrupted half way:
 		 * teardown destroys it if the kernel has it. */
+		pool.pool_rec =
+			state_add_named("zpool", pool.name, pool.vdev, NULL);
+		if (pool.pool_rec < 0)
+			return pool.pool_rec;
 		pool.created = true;
 		err = run_cmd(argv);
 	}
 	if (err) {
-		fprintf(stderr, "encbench-trace: zpool create %s on %s failed\n",
+		fprintf(stderr,
+			"encbench-trace: zpool create %s on %s failed\n",
 			pool.name, pool.vdev);
 		return err < 0 ? err : -EIO;
 	}
@@ -130,10 +142,15 @@ static void pool_destroy(void)
 			fprintf(stderr,
 				"encbench-trace: zpool destroy %s failed\n",
 				pool.name);
+		else
+			state_forget(pool.pool_rec);
 		pool.created = false;
+	} else {
+		state_forget(pool.pool_rec);
 	}
 	if (pool.vdev[0]) {
-		unlink(pool.vdev);
+		if (unlink(pool.vdev) == 0 || errno == ENOENT)
+			state_forget(pool.vdev_rec);
 		pool.vdev[0] = '\0';
 	}
 	pool.name[0] = '\0';
@@ -188,8 +205,9 @@ const struct layer_ops zpool_layer = {
 
 struct dataset_priv {
 	char name[DETAIL_LEN]; /* pool/target, once created */
-	char mnt[PATH_LEN];
+	char mnt[PATH_LEN];    /* ours to rmdir, once created */
 	struct zfs_info info;
+	int dir_rec, rec; /* their state file records */
 };
 
 /* The key, or passphrase, in mlock'ed memory: 0 or negative errno. */
@@ -286,15 +304,29 @@ static int dataset_create(struct dataset_priv *p, const char *name,
 static int dataset_setup(struct stack_layer *l, const struct layer_env *env)
 {
 	struct dataset_priv *p = l->priv;
-	const char *enc = env->arg	       ? env->arg
-			  : env->cfg->zfs.encryption[0] ? env->cfg->zfs.encryption
-						       : "aes-256-gcm";
+	const char *enc = env->arg ? env->arg
+			  : env->cfg->zfs.encryption[0]
+				  ? env->cfg->zfs.encryption
+				  : "aes-256-gcm";
 	char name[DETAIL_LEN];
 	int err;
 
 	snprintf(name, sizeof(name), "%s/%s", pool.name, env->name);
 	snprintf(p->mnt, sizeof(p->mnt), "%s/mnt-%s", env->cfg->scratch,
 		 env->name);
+	/* Made and recorded here (zfs mounts on an empty folder), so that
+	 * a SIGKILL cannot leave it unrecorded in the scratch folder. */
+	if (mkdir(p->mnt, 0700) < 0) {
+		err = -errno;
+		p->mnt[0] = '\0';
+		return err;
+	}
+	p->dir_rec = state_add_path("dir", NULL, p->mnt);
+	if (p->dir_rec < 0)
+		return p->dir_rec;
+	p->rec = state_add_named("zfs-dataset", name, p->mnt, NULL);
+	if (p->rec < 0)
+		return p->rec;
 	err = dataset_create(p, name, env, enc);
 	if (err) {
 		/* zfs create may have made the dataset before failing to
@@ -332,11 +364,51 @@ static void dataset_teardown(struct stack_layer *l)
 			fprintf(stderr,
 				"encbench-trace: zfs destroy %s failed\n",
 				p->name);
+		else
+			state_forget(p->rec);
 		p->name[0] = '\0';
 	}
+	/* Not created, or half: the pool's destruction takes it. */
+	if (p->rec > 0 && !pool_imported(pool.name))
+		state_forget(p->rec);
 	/* zfs leaves the empty mount point behind; it is ours. */
-	if (p->mnt[0])
-		rmdir(p->mnt);
+	if (p->mnt[0] && rmdir(p->mnt) == 0)
+		state_forget(p->dir_rec);
+}
+
+/* Only our pools: a random name of ours, on the vdev file recorded. */
+int zpool_undo(const struct state_rec *r)
+{
+	char *list[] = {"zpool", "list",	  "-H", "-P", "-v", "-o",
+			"name",	 (char *)r->name, NULL};
+	char *destroy[] = {"zpool", "destroy", "-f", (char *)r->name, NULL};
+	char out[4096];
+
+	if (!pool_imported(r->name))
+		return UNDO_GONE;
+	if (run_cmd_io(list, NULL, 0, out, sizeof(out)))
+		return -EIO;
+	if (!strstr(out, r->path))
+		return UNDO_NOT_OURS;
+	return run_cmd(destroy) ? -EIO : UNDO_REMOVED;
+}
+
+/* Its own destruction unmounts it (the pool's would too, but after the
+ * folder it is mounted on was to be removed). */
+int zfs_dataset_undo(const struct state_rec *r)
+{
+	char pool_name[DETAIL_LEN], type[NAME_LEN], src[PATH_LEN];
+	char *destroy[] = {"zfs", "destroy", "-f", (char *)r->name, NULL};
+
+	snprintf(pool_name, sizeof(pool_name), "%s", r->name);
+	pool_name[strcspn(pool_name, "/")] = '\0';
+	if (!pool_imported(pool_name))
+		return UNDO_GONE;
+	if (mount_at(r->path, type, sizeof(type), src, sizeof(src)) ||
+	    strcmp(src, r->name))
+		return UNDO_GONE; /* unmounted: the pool's destruction takes it
+				   */
+	return run_cmd(destroy) ? -EIO : UNDO_REMOVED;
 }
 
 const struct layer_ops zfs_dataset_layer = {

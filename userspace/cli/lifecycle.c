@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The targets' lifecycle outside `run`: `setup` builds targets and leaves
+ * them up (recorded in its state file) for the user's own tools, and
+ * `teardown` undoes what the state files of processes that are gone
+ * recorded: a finished setup's targets, or whatever a killed run left.
+ * Also what `run` and `setup` share: the checks before anything is made,
+ * and the scratch folder.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "config.h"
+#include "outdir.h"
+#include "progress.h"
+#include "run.h"
+#include "../probe/probe.h"
+#include "../storage/state.h"
+#include "../workload/workload.h"
+
+#define MiB (1ULL << 20)
+
+static int scratch_rec;
+
+/* Room for every kind that will be built: a kind this kernel cannot
+ * build is skipped (or refused), and takes no space. */
+static int check_space(const struct run_config *cfg)
+{
+	struct capabilities *caps = calloc(1, sizeof(*caps));
+	uint64_t need = 0, avail;
+	struct statvfs vfs;
+	int built = 0;
+
+	if (!caps)
+		RUN_BAD("out of memory");
+	probe_storage(caps);
+	for (int i = 0; i < cfg->nr_targets; i++) {
+		const struct target_kind *k = target_find(cfg->targets[i]);
+
+		built += k && !k->unavailable(caps);
+	}
+	free(caps);
+	if (statvfs(cfg->scratch, &vfs) < 0)
+		RUN_BAD("scratch folder '%s': %s", cfg->scratch,
+			strerror(errno));
+	need = target_fs_bytes(cfg) * built;
+	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (need > avail)
+		RUN_BAD("the largest workload does not fit: %d targets need "
+			"%llu MiB in '%s', %llu MiB free",
+			built, (unsigned long long)(need / MiB), cfg->scratch,
+			(unsigned long long)(avail / MiB));
+	return 0;
+}
+
+int validate_targets(struct run_config *cfg)
+{
+	char scratch[PATH_LEN], existing[PATH_LEN];
+	pid_t stale;
+	int rc;
+
+	if (geteuid() != 0)
+		RUN_BAD("needs root (loop devices, mounts, keys, BPF): try "
+			"sudo");
+	stale = state_stale();
+	if (stale)
+		RUN_BAD("process %d was killed and left what it made behind "
+			"(%s/%d.json): run `encbench-trace teardown` first",
+			(int)stale, state_dir(), (int)stale);
+	rc = path_resolve("scratch folder", cfg->scratch, SCRATCH_PATH_ROOM,
+			  scratch, existing);
+	if (rc)
+		return rc;
+	if (strcmp(scratch, existing))
+		RUN_BAD("scratch folder '%s' does not exist", cfg->scratch);
+	rc = dir_check_writable("scratch folder", scratch);
+	if (rc)
+		return rc;
+	snprintf(cfg->scratch, sizeof(cfg->scratch), "%s", scratch);
+	return check_space(cfg);
+}
+
+int scratch_create(const char *parent, char out[PATH_LEN])
+{
+	snprintf(out, PATH_LEN, "%s/encbench-trace.XXXXXX", parent);
+	if (!mkdtemp(out)) {
+		fprintf(stderr,
+			"encbench-trace: %s: cannot create scratch folder in "
+			"'%s': %s\n",
+			config_command, parent, strerror(errno));
+		out[0] = '\0';
+		return 1;
+	}
+	scratch_rec = state_add_path("scratch", NULL, out);
+	if (scratch_rec < 0) {
+		rmdir(out);
+		out[0] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
+void scratch_remove(char path[PATH_LEN])
+{
+	if (!path[0])
+		return;
+	if (rmdir(path) < 0)
+		fprintf(stderr,
+			"encbench-trace: scratch folder %s not empty: %s\n",
+			path, strerror(errno));
+	else
+		state_forget(scratch_rec);
+	path[0] = '\0';
+}
+
+/* ---- setup ------------------------------------------------------------ */
+
+static const char setup_usage[] =
+	"Usage: encbench-trace setup [OPTIONS]\n"
+	"\n"
+	"Build targets as `run` does, verify them, and leave them mounted "
+	"for\n"
+	"your own tools; print each target's name and folder. Everything "
+	"made\n"
+	"is recorded in the state file; `encbench-trace teardown` removes "
+	"it.\n"
+	"\n"
+	"  -t, --targets LIST     target kinds (default: every kind this "
+	"kernel\n"
+	"                         supports)\n"
+	"  -s, --size SIZE        room for files of SIZE in each (default "
+	"64M)\n"
+	"      --scratch DIR      where images are created (default /var/tmp)\n"
+	"      --luks-cipher C, --luks-key-size N, --luks-sector-size N,\n"
+	"      --luks-flags LIST, --zfs-encryption C, --zfs-keyformat F,\n"
+	"      --zfs-compression C   as for run\n"
+	"  -q, --quiet            no progress line\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"Example:\n"
+	"  sudo encbench-trace setup --targets plain,fscrypt\n"
+	"  sudo fio --directory=<the fscrypt folder> ...\n"
+	"  sudo encbench-trace teardown\n";
+
+/* The options of run that shape targets; each may be --name=value. */
+static const char *const setup_opts[] = {
+	"-t",
+	"--targets",
+	"-s",
+	"--size",
+	"--scratch",
+	"--luks-cipher",
+	"--luks-key-size",
+	"--luks-sector-size",
+	"--luks-flags",
+	"--zfs-encryption",
+	"--zfs-keyformat",
+	"--zfs-compression",
+	"-q",
+	"--quiet",
+	NULL,
+};
+
+static int check_setup_args(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		size_t n = strcspn(argv[i], "=");
+		bool ok = false, flag;
+
+		if (argv[i][0] != '-')
+			CMD_BAD("setup", "unexpected argument '%s'", argv[i]);
+		for (int k = 0; setup_opts[k] && !ok; k++)
+			ok = strlen(setup_opts[k]) == n &&
+			     !strncmp(argv[i], setup_opts[k], n);
+		if (!ok)
+			CMD_BAD("setup",
+				"unknown option '%s' (see encbench-trace "
+				"setup --help)",
+				argv[i]);
+		flag = !strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet");
+		if (!flag && !argv[i][n])
+			i++; /* its value */
+	}
+	return 0;
+}
+
+static void print_targets(const struct run_ctx *ctx)
+{
+	for (int i = 0; i < ctx->nr_targets; i++) {
+		const struct target_info *ti = &ctx->targets[i].info;
+
+		printf("%-10s %s\n", ti->name, ti->dir);
+	}
+	fflush(stdout);
+}
+
+int cmd_setup(int argc, char **argv)
+{
+	char scratch[PATH_LEN] = "";
+	struct run_config cfg;
+	struct run_ctx ctx = {0};
+	int rc;
+
+	config_command = "setup";
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(setup_usage, stdout);
+			return 0;
+		}
+	config_defaults(&cfg);
+	rc = check_setup_args(argc, argv) ?: parse_run_args(argc, argv, &cfg)
+						     ?: validate_targets(&cfg);
+	if (rc) {
+		config_free(&cfg);
+		return rc;
+	}
+	ctx.cfg = &cfg;
+	ctx.r = calloc(1, sizeof(*ctx.r));
+	if (!ctx.r) {
+		config_free(&cfg);
+		return 1;
+	}
+	run_signals();
+	progress_start(progress_wanted(cfg.quiet, false));
+	probe_all(&ctx.r->meta.caps);
+	if (state_open("setup") || scratch_create(cfg.scratch, scratch))
+		rc = 1;
+	ctx.scratch = scratch;
+	if (!rc)
+		rc = run_setup_targets(&ctx);
+	if (!rc && !workload_stop && ctx.nr_targets && !state_keep()) {
+		/* Up for the user: only our memory of them goes (keys
+		 * wiped), and `teardown` finds them in the state file. */
+		for (int i = 0; i < ctx.nr_targets; i++)
+			target_release(&ctx.targets[i]);
+		progress_stop();
+		print_targets(&ctx);
+		fprintf(stderr, "encbench-trace: the targets stay up; "
+				"`encbench-trace teardown` removes them\n");
+		ctx.nr_targets = 0;
+		probe_release();
+		state_close();
+		free(ctx.r);
+		config_free(&cfg);
+		return 0;
+	}
+	run_teardown(&ctx);
+	progress_stop();
+	probe_release();
+	scratch_remove(scratch);
+	if (state_close() && !rc)
+		rc = 1;
+	if (!rc)
+		rc = 1; /* nothing could be built, or it could not be kept */
+	if (workload_stop) {
+		fprintf(stderr, "encbench-trace: interrupted; nothing it made "
+				"is left\n");
+		rc = 130;
+	}
+	free(ctx.r);
+	config_free(&cfg);
+	return rc;
+}
+
+/* ---- teardown --------------------------------------------------------- */
+
+static const char teardown_usage[] =
+	"Usage: encbench-trace teardown\n"
+	"\n"
+	"Remove what `setup` left up and what a killed `run` left behind: "
+	"every\n"
+	"object recorded in the state files (" STATE_DIR_DEFAULT "/) of\n"
+	"processes that are gone, newest first, each checked to be still the "
+	"one\n"
+	"recorded. Nothing that was not recorded is touched. Running it "
+	"again is\n"
+	"harmless.\n"
+	"\n"
+	"  -h, --help             this help\n";
+
+int cmd_teardown(int argc, char **argv)
+{
+	int left, removed = 0;
+
+	if (argc > 1 &&
+	    (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(teardown_usage, stdout);
+		return 0;
+	}
+	if (argc > 1)
+		CMD_BAD("teardown", "unexpected argument '%s'", argv[1]);
+	if (geteuid() != 0)
+		CMD_BAD("teardown", "needs root (loop devices, mounts, keys): "
+				    "try sudo");
+	left = state_teardown_dead(stdout, &removed);
+	if (left < 0) {
+		fprintf(stderr, "encbench-trace: teardown: %s: %s\n",
+			state_dir(), strerror(-left));
+		return 1;
+	}
+	if (left) {
+		fprintf(stderr,
+			"encbench-trace: teardown: %d object(s) could not be "
+			"removed; they stay recorded in %s/\n",
+			left, state_dir());
+		return 1;
+	}
+	if (!removed)
+		printf("nothing to tear down\n");
+	return 0;
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Test hook: with ENCBENCH_PAUSE_AT=<point> in the environment, the
+ * program stops itself (SIGSTOP) when it reaches that point, so that a
+ * test can send a signal at exactly that stage and then SIGCONT. Points
+ * are "setup:<target>:<layer>" (after the layer is built),
+ * "workload:<target>:<workload>" (before its first iteration) and
+ * "teardown:<target>:<layer>" (before the layer is undone).
+ */
+#ifndef ENCBENCH_PAUSE_POINT_H
+#define ENCBENCH_PAUSE_POINT_H
+
+void pause_point(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `teardown`: undo the records of processes that are gone, newest first
+ * (a mount before its device, a device before its image, the scratch
+ * folder last). Each object is checked to be the one recorded before it
+ * is removed -- a file or folder by its inode, a loop device by the inode
+ * of its backing file, a dm map by its LUKS2 UUID, a mount by its file
+ * system type and source -- and left alone otherwise. What cannot be
+ * removed keeps its record, so the next teardown tries again.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "state.h"
+#include "state_undo.h"
+
+int state_path_check(const struct state_rec *r, unsigned int *mode)
+{
+	char type[NAME_LEN], src[PATH_LEN];
+	uint64_t dev, ino, btime;
+	int err;
+
+	/* Covered by a mount (undone before this, or not ours): what we
+	 * would see is the mounted root, and ours cannot go anyway. */
+	if (!mount_at(r->path, type, sizeof(type), src, sizeof(src))) {
+		fprintf(stderr,
+			"encbench-trace: teardown: %s has a %s mounted on it "
+			"that is not recorded as ours: unmount it first\n",
+			r->path, type);
+		return -EBUSY;
+	}
+	err = state_identity(r->path, &dev, &ino, &btime, mode);
+
+	if (err)
+		return err == -ENOENT ? UNDO_GONE : err;
+	/* A new file made where ours was may get our inode number back. */
+	if (dev != r->dev || ino != r->ino || (r->btime && btime != r->btime))
+		return UNDO_NOT_OURS;
+	return UNDO_REMOVED;
+}
+
+static int file_undo(const struct state_rec *r)
+{
+	unsigned int mode;
+	int rc = state_path_check(r, &mode);
+
+	if (rc != UNDO_REMOVED)
+		return rc;
+	if (!S_ISREG(mode))
+		return UNDO_NOT_OURS;
+	return unlink(r->path) < 0 ? -errno : UNDO_REMOVED;
+}
+
+/* Only ever rmdir: a folder that is not empty holds something that was
+ * not recorded, and stays. */
+static int dir_undo(const struct state_rec *r)
+{
+	unsigned int mode;
+	int rc = state_path_check(r, &mode);
+
+	if (rc != UNDO_REMOVED)
+		return rc;
+	if (!S_ISDIR(mode))
+		return UNDO_NOT_OURS;
+	return rmdir(r->path) < 0 ? -errno : UNDO_REMOVED;
+}
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++, d++) {
+		unsigned int c;
+
+		if (s[0] == '\\' && sscanf(s + 1, "%3o", &c) == 1) {
+			*d = (char)c;
+			s += 3;
+		} else {
+			*d = *s;
+		}
+	}
+	*d = '\0';
+}
+
+/* The topmost mount at `mnt`: its fs type and source; 0 or -ENOENT. */
+int mount_at(const char *mnt, char *fstype, size_t tlen, char *source,
+	     size_t slen)
+{
+	static char line[3 * PATH_LEN], point[PATH_LEN], type[NAME_LEN],
+		src[PATH_LEN];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int err = -ENOENT;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *sep = strstr(line, " - ");
+
+		if (!sep ||
+		    sscanf(line, "%*s %*s %*s %*s %4095s", point) != 1 ||
+		    sscanf(sep + 3, "%63s %4095s", type, src) != 2)
+			continue;
+		unescape(point);
+		unescape(src);
+		if (strcmp(point, mnt))
+			continue;
+		/* Later lines are mounted over earlier ones: keep the last. */
+		snprintf(fstype, tlen, "%s", type);
+		snprintf(source, slen, "%s", src);
+		err = 0;
+	}
+	if (f)
+		fclose(f);
+	return err;
+}
+
+/* name: fs type, detail: source, path: mount point. */
+static int mount_undo(const struct state_rec *r)
+{
+	char type[NAME_LEN], src[PATH_LEN];
+
+	if (mount_at(r->path, type, sizeof(type), src, sizeof(src)))
+		return UNDO_GONE;
+	if (strcmp(type, r->name) || strcmp(src, r->detail))
+		return UNDO_NOT_OURS;
+	if (umount2(r->path, 0) < 0) {
+		int err = -errno;
+
+		fprintf(stderr, "encbench-trace: teardown: umount %s: %s%s\n",
+			r->path, strerror(errno),
+			err == -EBUSY ? " (a process works or has files open "
+					"there: end it and run teardown again)"
+				      : "");
+		return err;
+	}
+	return UNDO_REMOVED;
+}
+
+static const struct {
+	const char *type;
+	int (*undo)(const struct state_rec *r);
+} undo_table[] = {
+	{"scratch", dir_undo},
+	{"dir", dir_undo},
+	{"file", file_undo},
+	{"mount", mount_undo},
+	{"loop", loop_undo},
+	{"dm", dmcrypt_undo},
+	{"fscrypt-key", fscrypt_key_undo},
+	{"user-key", user_key_undo},
+	{"zpool", zpool_undo},
+	{"zfs-dataset", zfs_dataset_undo},
+};
+
+static void describe(const struct state_rec *r, char *buf, size_t len)
+{
+	if (r->name[0] && r->path[0])
+		snprintf(buf, len, "%s %s (%s)", r->type, r->name, r->path);
+	else
+		snprintf(buf, len, "%s %s", r->type,
+			 r->name[0] ? r->name : r->path);
+}
+
+/* One dead process's file: newest record first. Objects that stay. */
+static int undo_file(const char *path, FILE *out, int *removed)
+{
+	struct state_rec *recs;
+	unsigned long long start;
+	pid_t pid;
+	bool kept;
+	int nr, left = 0, err;
+
+	err = state_read(path, &recs, &nr, &pid, &start, &kept);
+	if (err == -ENOENT)
+		return 0;
+	if (err) {
+		fprintf(stderr,
+			"encbench-trace: teardown: %s is not a state file "
+			"this version reads; left alone\n",
+			path);
+		return 1;
+	}
+	if (state_pid_alive(pid, start)) {
+		free(recs);
+		return 0; /* still running: its own teardown will do it */
+	}
+	for (int i = nr - 1; i >= 0; i--) {
+		struct state_rec *r = &recs[i];
+		char what[PATH_LEN + 2 * DETAIL_LEN];
+		int rc = -ENOSYS;
+
+		for (size_t k = 0;
+		     k < sizeof(undo_table) / sizeof(undo_table[0]); k++)
+			if (!strcmp(undo_table[k].type, r->type))
+				rc = undo_table[k].undo(r);
+		describe(r, what, sizeof(what));
+		*removed += rc == UNDO_REMOVED;
+		if (rc == UNDO_REMOVED)
+			fprintf(out, "removed %s (of %s %d)\n", what,
+				kept ? "setup" : "run", (int)pid);
+		else if (rc == UNDO_NOT_OURS)
+			fprintf(out,
+				"left alone %s: not the one %d made any "
+				"more\n",
+				what, (int)pid);
+		if (rc >= 0) {
+			memmove(r, r + 1, (nr - i - 1) * sizeof(*r));
+			nr--;
+			continue;
+		}
+		if (rc != -EBUSY)
+			fprintf(stderr, "encbench-trace: teardown: %s: %s\n",
+				what, strerror(-rc));
+		left++;
+	}
+	err = state_write(path, recs, nr, pid, start, kept ? "setup" : "run",
+			  kept);
+	free(recs);
+	if (err)
+		fprintf(stderr,
+			"encbench-trace: teardown: cannot update %s: "
+			"%s\n",
+			path, strerror(-err));
+	return left;
+}
+
+int state_teardown_dead(FILE *out, int *removed)
+{
+	char lock[PATH_LEN];
+	struct dirent **names;
+	int n, fd, left = 0;
+
+	n = scandir(state_dir(), &names, NULL, alphasort);
+	if (n < 0)
+		return errno == ENOENT ? 0 : -errno;
+	/* Two teardowns at once take turns; runs never take this lock. */
+	snprintf(lock, sizeof(lock), "%s/.teardown.lock", state_dir());
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+		left = -errno;
+		goto cleanup;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+		size_t len = strlen(name);
+		char path[PATH_LEN];
+
+		if (len < 6 || strcmp(name + len - 5, ".json") ||
+		    strspn(name, "0123456789") != len - 5)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", state_dir(), name);
+		left += undo_file(path, out, removed);
+	}
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return left;
+}
