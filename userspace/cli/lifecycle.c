@@ -145,7 +145,7 @@ static const char setup_usage[] =
 	"\n"
 	"Example:\n"
 	"  sudo encbench-trace setup --targets plain,fscrypt\n"
-	"  sudo fio --directory=<the fscrypt folder> ...\n"
+	"  sudo cp big.iso <the fscrypt folder>/\n"
 	"  sudo encbench-trace teardown\n";
 
 /* The options of run that shape targets; each may be --name=value. */
