@@ -168,6 +168,7 @@ static void test_sigkill_then_teardown(void **st)
 	pid_t pid;
 	(void)st;
 
+	printf("# targets %s\n", targets);
 	pid = run_to(targets, zfs ? "workload:zfs:dd" : "workload:ecryptfs:dd");
 	assert_int_equal(signal_and_reap(pid, SIGKILL), 128 + SIGKILL);
 	/* Everything stays after a SIGKILL, recorded. */
