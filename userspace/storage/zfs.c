@@ -367,10 +367,11 @@ static void dataset_teardown(struct stack_layer *l)
 		else
 			state_forget(p->rec);
 		p->name[0] = '\0';
-	}
-	/* Not created, or half: the pool's destruction takes it. */
-	if (p->rec > 0 && !pool_imported(pool.name))
+	} else {
+		/* Never made, or half: the pool's destruction, which its
+		 * record covers, takes it. */
 		state_forget(p->rec);
+	}
 	/* zfs leaves the empty mount point behind; it is ours. */
 	if (p->mnt[0] && rmdir(p->mnt) == 0)
 		state_forget(p->dir_rec);
