@@ -73,7 +73,7 @@ static const char run_usage[] =
 
 static const char run_examples[] =
 	"\n"
-	"Examples:\n"
+	"EXAMPLES:\n"
 	"  encbench-trace run                       # plain vs fscrypt, dd, "
 	"64M x 5\n"
 	"  encbench-trace run -s 256M -n 10         # bigger files, more runs\n"

@@ -4,47 +4,71 @@
  * report's situation), metric by metric: Welch's 95 % interval of the
  * difference, the penalty with its interval, and the report's sentence.
  */
-#include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "commands.h"
 #include "load.h"
 #include "../report/report.h"
 #include "../stats/stats.h"
 
-static const char compare_usage[] =
-	"Usage: encbench-trace compare [--json] [--html DIR] BASE OTHER\n\n"
-	"Compare OTHER against BASE, metric by metric: n, mean and sd of "
-	"each,\n"
-	"Welch's 95 % interval of the difference, the penalty % with its\n"
-	"interval, and one sentence each (\"reads on X are between a % and b "
-	"%\n"
-	"slower than on Y\"). BASE and OTHER are both results (a results "
-	"folder\n"
-	"or a results.json: same target, workload and metric are paired) or\n"
-	"both per-iteration CSV files (iteration,<metric>,...: same metric\n"
-	"column is paired; a metric named ..._per_..., ...iops, ...tps or\n"
-	"...bps is higher-is-better, any other a time).\n\n"
-	"      --json       print one JSON document instead of the table\n"
-	"      --html DIR   also write DIR/report.html (DIR is made if "
-	"missing;\n"
-	"                   an existing report.html is never replaced)\n"
-	"  -h, --help       this help\n\n"
-	"Examples:\n"
-	"  encbench-trace compare unencrypted.csv encrypted.csv\n"
-	"  encbench-trace compare --json before/ after/results.json\n";
-
 enum { OPT_JSON = 256, OPT_HTML };
 
-static const struct option compare_opts[] = {
-	{"json", no_argument, NULL, OPT_JSON},
-	{"html", required_argument, NULL, OPT_HTML},
-	{"help", no_argument, NULL, 'h'},
+// clang-format off
+static const struct argp_option compare_options[] = {
+	{"json", OPT_JSON, 0, 0, "print one JSON document instead of the table", 0},
+	{"html", OPT_HTML, "DIR", 0, "also write DIR/report.html (DIR is made if missing; an existing report.html is never replaced)", 0},
+	CMD_HELP_OPTION,
 	{0},
 };
+// clang-format on
+
+struct compare_args {
+	bool json;
+	const char *dir;
+};
+
+static error_t compare_key(int key, char *arg, struct argp_state *state)
+{
+	struct compare_args *a = cmd_line_input(state);
+
+	switch (key) {
+	case OPT_JSON:
+		a->json = true;
+		return 0;
+	case OPT_HTML:
+		a->dir = arg;
+		return 0;
+	}
+	return cmd_line_key(key, arg, state);
+}
+
+/* Help text: one literal per phrase, never cut (clang-format would). */
+// clang-format off
+static const struct argp compare_argp = {
+	.options = compare_options,
+	.parser = compare_key,
+	.args_doc = "BASE OTHER",
+	.doc = "Compare OTHER against BASE, metric by metric: "
+	       "n, mean and sd of each, "
+	       "Welch's 95 % interval of the difference, "
+	       "the penalty % with its interval, "
+	       "and one sentence each (\"reads on X are between a % and b % slower than on Y\").\n\n"
+	       "BASE and OTHER are both results "
+	       "(a results folder or a results.json: same target, workload and metric are paired) "
+	       "or both per-iteration CSV files "
+	       "(iteration,<metric>,...: same metric column is paired; "
+	       "a metric named ..._per_..., ...iops, ...tps or ...bps is higher-is-better, "
+	       "any other a time).\n"
+	       "\v"
+	       "EXAMPLES:\n"
+	       "  encbench-trace compare unencrypted.csv encrypted.csv\n"
+	       "  encbench-trace compare --json before/ after/results.json\n",
+};
+// clang-format on
 
 /* One side: what was named, its label, and its metrics. */
 struct side {
@@ -255,38 +279,22 @@ int cmd_compare(int argc, char **argv)
 {
 	struct side sides[2] = {{0}};
 	char html[PATH_LEN + 32];
-	const char *dir = NULL;
-	bool json = false;
-	int c, rc;
+	struct compare_args a = {0};
+	struct cmd_line cl = {.cmd = "compare", .input = &a};
+	const char *dir;
+	bool json;
+	int rc;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":h", compare_opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_JSON:
-			json = true;
-			break;
-		case OPT_HTML:
-			dir = optarg;
-			break;
-		case 'h':
-			fputs(compare_usage, stdout);
-			return 0;
-		case ':':
-			CMD_BAD("compare", "option '%s' needs a value",
-				argv[optind - 1]);
-		default:
-			CMD_BAD("compare",
-				"unknown option '%s' (see encbench-trace "
-				"compare --help)",
-				argv[optind - 1]);
-		}
-	}
-	if (argc - optind != 2)
+	rc = cmd_line_parse(&cl, &compare_argp, argc, argv);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	dir = a.dir;
+	json = a.json;
+	if (cl.nr_args != 2)
 		CMD_BAD("compare", "give exactly two files: BASE OTHER "
 				   "(results folders or .json, or .csv files)");
-	sides[0].arg = argv[optind];
-	sides[1].arg = argv[optind + 1];
+	sides[0].arg = cl.args[0];
+	sides[1].arg = cl.args[1];
 	if (is_csv(sides[0].arg) != is_csv(sides[1].arg))
 		CMD_BAD("compare",
 			"'%s' and '%s' are of different shapes: give two CSV "

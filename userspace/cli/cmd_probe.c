@@ -3,37 +3,58 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "commands.h"
 #include "../probe/probe.h"
 #include "../report/report.h"
+
+enum { OPT_JSON = 256 };
+
+// clang-format off
+static const struct argp_option probe_options[] = {
+	{"json", OPT_JSON, 0, 0, "print JSON instead of text", 0},
+	CMD_HELP_OPTION,
+	{0},
+};
+// clang-format on
+
+static error_t probe_key(int key, char *arg, struct argp_state *state)
+{
+	bool *json = cmd_line_input(state);
+
+	if (key == OPT_JSON) {
+		*json = true;
+		return 0;
+	}
+	if (key == ARGP_KEY_ARG)
+		return cmd_line_bad(state, "unexpected argument '%s'", arg);
+	return cmd_line_key(key, arg, state);
+}
+
+/* Help text: one literal per phrase, never cut (clang-format would). */
+// clang-format off
+static const struct argp probe_argp = {
+	.options = probe_options,
+	.parser = probe_key,
+	.doc = "Test each BPF attach method by loading and attaching a trivial program, "
+	       "and report storage stacks, cipher drivers "
+	       "and the source each layer would be traced from.\n"
+	       "\v"
+	       "EXAMPLES:\n"
+	       "  sudo encbench-trace probe\n"
+	       "  sudo encbench-trace probe --json | jq .attach\n",
+};
+// clang-format on
 
 int cmd_probe(int argc, char **argv)
 {
 	struct capabilities caps;
 	bool json = false;
+	struct cmd_line cl = {.cmd = "probe", .input = &json};
+	int rc = cmd_line_parse(&cl, &probe_argp, argc, argv);
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else if (!strcmp(argv[i], "-h") ||
-			   !strcmp(argv[i], "--help")) {
-			printf("Usage: encbench-trace probe [--json]\n\n"
-			       "Test each BPF attach method by loading and "
-			       "attaching a trivial program,\nand report "
-			       "storage stacks, cipher drivers and the source "
-			       "each layer\nwould be traced from.\n\n"
-			       "Examples:\n  sudo encbench-trace probe\n"
-			       "  sudo encbench-trace probe --json | jq "
-			       ".attach\n");
-			return 0;
-		} else {
-			fprintf(stderr,
-				"encbench-trace: probe: unknown option "
-				"'%s' (see encbench-trace probe --help)\n",
-				argv[i]);
-			return 2;
-		}
-	}
+	if (rc)
+		return rc == 1 ? 0 : rc;
 	probe_all(&caps);
 	if (json) {
 		struct json_object *o = report_caps_json(&caps);

@@ -4,78 +4,83 @@
  * JSON); with --html write report.html beside it, with --prometheus FILE
  * the run as OpenMetrics text. Neither ever replaces an existing file.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "commands.h"
 #include "load.h"
 #include "../report/report.h"
 
-static const char report_usage[] =
-	"Usage: encbench-trace report [--html] [--prometheus FILE] "
-	"DIR|results.json\n\n"
-	"Print the tables, attribution, histograms and verdicts of a saved "
-	"run.\n\n"
-	"      --html             write report.html beside the results "
-	"instead\n"
-	"      --prometheus FILE  write the run as OpenMetrics text "
-	"instead\n"
-	"  -h, --help             this help\n\n"
-	"Neither replaces an existing file.\n\n"
-	"Examples:\n"
-	"  encbench-trace report encbench-results/20261130-101500\n"
-	"  encbench-trace report --html encbench-results/20261130-101500\n"
-	"  encbench-trace report --prometheus run.prom "
-	"encbench-results/20261130-101500\n";
-
 enum { OPT_HTML = 256, OPT_PROMETHEUS };
 
-static const struct option report_opts[] = {
-	{"html", no_argument, NULL, OPT_HTML},
-	{"prometheus", required_argument, NULL, OPT_PROMETHEUS},
-	{"help", no_argument, NULL, 'h'},
+// clang-format off
+static const struct argp_option report_options[] = {
+	{"html", OPT_HTML, 0, 0, "write report.html beside the results instead", 0},
+	{"prometheus", OPT_PROMETHEUS, "FILE", 0, "write the run as OpenMetrics text instead", 0},
+	CMD_HELP_OPTION,
 	{0},
 };
+// clang-format on
+
+struct report_args {
+	bool html;
+	const char *prom;
+};
+
+static error_t report_key(int key, char *arg, struct argp_state *state)
+{
+	struct report_args *a = cmd_line_input(state);
+
+	switch (key) {
+	case OPT_HTML:
+		a->html = true;
+		return 0;
+	case OPT_PROMETHEUS:
+		a->prom = arg;
+		return 0;
+	}
+	return cmd_line_key(key, arg, state);
+}
+
+/* Help text: one literal per phrase, never cut (clang-format would). */
+// clang-format off
+static const struct argp report_argp = {
+	.options = report_options,
+	.parser = report_key,
+	.args_doc = "DIR|results.json",
+	.doc = "Print the tables, attribution, histograms and verdicts of a saved run.\n"
+	       "\v"
+	       "Neither --html nor --prometheus replaces an existing file.\n\n"
+	       "EXAMPLES:\n"
+	       "  encbench-trace report encbench-results/20261130-101500\n"
+	       "  encbench-trace report --html encbench-results/20261130-101500\n"
+	       "  encbench-trace report --prometheus run.prom encbench-results/20261130-101500\n",
+};
+// clang-format on
 
 int cmd_report(int argc, char **argv)
 {
 	char path[PATH_LEN + 16], dir[PATH_LEN + 16], html[PATH_LEN + 32];
-	const char *prom = NULL;
-	bool want_html = false;
+	struct report_args a = {0};
+	struct cmd_line cl = {.cmd = "report", .input = &a};
+	const char *prom;
+	bool want_html;
 	struct results *r;
-	int c, rc = 0;
+	int rc = 0;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":h", report_opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_HTML:
-			want_html = true;
-			break;
-		case OPT_PROMETHEUS:
-			prom = optarg;
-			break;
-		case 'h':
-			fputs(report_usage, stdout);
-			return 0;
-		case ':':
-			CMD_BAD("report", "option '%s' needs a value",
-				argv[optind - 1]);
-		default:
-			CMD_BAD("report",
-				"unknown option '%s' (see encbench-trace "
-				"report --help)",
-				argv[optind - 1]);
-		}
-	}
-	if (optind == argc)
+	rc = cmd_line_parse(&cl, &report_argp, argc, argv);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	prom = a.prom;
+	want_html = a.html;
+	if (!cl.nr_args)
 		CMD_BAD("report",
 			"which results? give a folder or a results.json");
-	if (optind + 1 < argc)
-		CMD_BAD("report", "unexpected argument '%s'", argv[optind + 1]);
-	r = load_run(argv[optind], path, sizeof(path));
+	if (cl.nr_args > 1)
+		CMD_BAD("report", "unexpected argument '%s'", cl.args[1]);
+	r = load_run(cl.args[0], path, sizeof(path));
 	if (!r)
 		return 2;
 	folder_of(path, dir, sizeof(dir));

@@ -10,7 +10,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmdline.h"
 #include "commands.h"
 #include "config.h"
 #include "../common/parse.h"
@@ -32,54 +32,22 @@
 
 #define TRACE_BAD(...) CMD_BAD("trace", __VA_ARGS__)
 
-static const char trace_usage[] =
-	"Usage: encbench-trace trace [--path PATH | --dev DEV]\n"
-	"                            [--pid PID | --cgroup CG | -- CMD "
-	"ARGS...]\n"
-	"                            [--duration S] [-o DIR] [--json] [-q]\n"
-	"\n"
-	"Attribute the time of a command's or a process's read and write "
-	"calls to\n"
-	"the kernel's layers (what they waited for), on the storage stack "
-	"under\n"
-	"PATH or DEV, and say in one sentence why they are slow.\n"
-	"\n"
-	"  -p, --path PATH      trace the block devices under PATH's file "
-	"system\n"
-	"  -d, --dev DEV        trace block device DEV (/dev/sdX or MAJ:MIN)\n"
-	"      --pid PID        trace process PID and its children\n"
-	"      --cgroup CG      trace the tasks of cgroup v2 folder CG\n"
-	"  -D, --duration S     stop after S seconds (default: when CMD or PID "
-	"ends,\n"
-	"                       or on Ctrl-C)\n"
-	"  -o, --output DIR     results.json and histogram files in DIR (a "
-	"new folder)\n"
-	"      --json           results.json on stdout (the text goes to "
-	"stderr)\n"
-	"  -q, --quiet          no histograms\n"
-	"  -h, --help           this help\n"
-	"\n"
-	"With -- CMD, the exit status is CMD's.\n"
-	"\n"
-	"Examples:\n"
-	"  sudo encbench-trace trace --path ~/luks -- cp big.iso ~/luks/\n"
-	"  sudo encbench-trace trace --dev /dev/nvme0n1 --pid 1234 "
-	"--duration 10\n";
-
 enum { OPT_PID = 256, OPT_CGROUP, OPT_JSON };
 
-static const struct option trace_opts[] = {
-	{"path", required_argument, NULL, 'p'},
-	{"dev", required_argument, NULL, 'd'},
-	{"pid", required_argument, NULL, OPT_PID},
-	{"cgroup", required_argument, NULL, OPT_CGROUP},
-	{"duration", required_argument, NULL, 'D'},
-	{"output", required_argument, NULL, 'o'},
-	{"json", no_argument, NULL, OPT_JSON},
-	{"quiet", no_argument, NULL, 'q'},
-	{"help", no_argument, NULL, 'h'},
+// clang-format off
+static const struct argp_option trace_options[] = {
+	{"path", 'p', "PATH", 0, "trace the block devices under PATH's file system", 0},
+	{"dev", 'd', "DEV", 0, "trace block device DEV (/dev/sdX or MAJ:MIN)", 0},
+	{"pid", OPT_PID, "PID", 0, "trace process PID and its children", 0},
+	{"cgroup", OPT_CGROUP, "CG", 0, "trace the tasks of cgroup v2 folder CG", 0},
+	{"duration", 'D', "S", 0, "stop after S seconds (default: when CMD or PID ends, or on Ctrl-C)", 0},
+	{"output", 'o', "DIR", 0, "results.json and histogram files in DIR (a new folder)", 0},
+	{"json", OPT_JSON, 0, 0, "results.json on stdout (the text goes to stderr)", 0},
+	{"quiet", 'q', 0, 0, "no histograms", 0},
+	CMD_HELP_OPTION,
 	{0},
 };
+// clang-format on
 
 struct trace_cmd {
 	const char *path, *dev, *cgroup, *output;
@@ -201,63 +169,83 @@ static int parse_cgroup(struct trace_cmd *c)
 	return 0;
 }
 
+static error_t trace_key(int key, char *arg, struct argp_state *state)
+{
+	struct trace_cmd *c = cmd_line_input(state);
+	char *end;
+	long v;
+
+	switch (key) {
+	case 'p':
+		c->path = arg;
+		return 0;
+	case 'd':
+		c->dev = arg;
+		return 0;
+	case OPT_PID:
+		v = strtol(arg, &end, 10);
+		if (*end || v <= 0 || v > INT_MAX)
+			return cmd_line_bad(state, "bad pid '%s'", arg);
+		c->pid = (pid_t)v;
+		if (kill(c->pid, 0) < 0 && errno == ESRCH)
+			return cmd_line_bad(state, "no process %ld", v);
+		return 0;
+	case OPT_CGROUP:
+		c->cgroup = arg;
+		return 0;
+	case 'D':
+		c->duration = parse_duration(arg);
+		if (c->duration < 0)
+			return cmd_line_bad(state,
+					    "bad duration '%s' (seconds > 0, "
+					    "or with ms, s, m, h)",
+					    arg);
+		return 0;
+	case 'o':
+		c->output = arg;
+		return 0;
+	case OPT_JSON:
+		c->json = true;
+		return 0;
+	case 'q':
+		c->quiet = true;
+		return 0;
+	}
+	return cmd_line_key(key, arg, state);
+}
+
+/* Help text: one literal per phrase, never cut (clang-format would). */
+// clang-format off
+static const struct argp trace_argp = {
+	.options = trace_options,
+	.parser = trace_key,
+	.args_doc = "[-- CMD ARGS...]",
+	.doc = "Attribute the time of a command's or a process's read and write calls "
+	       "to the kernel's layers (what they waited for), "
+	       "on the storage stack under PATH or DEV, "
+	       "and say in one sentence why they are slow. "
+	       "Give --path or --dev, and one of --pid, --cgroup or -- CMD.\n"
+	       "\v"
+	       "With -- CMD, the exit status is CMD's.\n\n"
+	       "EXAMPLES:\n"
+	       "  sudo encbench-trace trace --path ~/luks -- cp big.iso ~/luks/\n"
+	       "  sudo encbench-trace trace --dev /dev/nvme0n1 --pid 1234 --duration 10\n",
+};
+// clang-format on
+
+/* 0, 1 when the help was printed, or 2 after a one-line error. */
 static int parse(int argc, char **argv, struct trace_cmd *c)
 {
-	char *end;
-	int opt, n = 0, rc;
+	struct cmd_line cl = {.cmd = "trace", .input = c, .stop_at_arg = true};
+	int n = 0, rc = cmd_line_parse(&cl, &trace_argp, argc, argv);
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+p:d:D:o:qh", trace_opts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 'p':
-			c->path = optarg;
-			break;
-		case 'd':
-			c->dev = optarg;
-			break;
-		case OPT_PID: {
-			long v = strtol(optarg, &end, 10);
-
-			if (*end || v <= 0 || v > INT_MAX)
-				TRACE_BAD("bad pid '%s'", optarg);
-			c->pid = (pid_t)v;
-			if (kill(c->pid, 0) < 0 && errno == ESRCH)
-				TRACE_BAD("no process %ld", v);
-			break;
-		}
-		case OPT_CGROUP:
-			c->cgroup = optarg;
-			break;
-		case 'D':
-			c->duration = parse_duration(optarg);
-			if (c->duration < 0)
-				TRACE_BAD("bad duration '%s' (seconds > 0, or "
-					  "with ms, s, m, h)",
-					  optarg);
-			break;
-		case 'o':
-			c->output = optarg;
-			break;
-		case OPT_JSON:
-			c->json = true;
-			break;
-		case 'q':
-			c->quiet = true;
-			break;
-		case 'h':
-			fputs(trace_usage, stdout);
-			return 1;
-		default:
-			TRACE_BAD(
-				"bad option (see encbench-trace trace --help)");
-		}
-	}
-	if (optind < argc)
-		c->cmd = argv + optind;
-	if (c->cmd && optind > 0 && strcmp(argv[optind - 1], "--"))
+	if (rc)
+		return rc;
+	if (cl.nr_args && !cl.after_dashes)
 		TRACE_BAD("unexpected '%s': a command goes after --",
-			  argv[optind]);
+			  cl.args[0]);
+	if (cl.nr_args)
+		c->cmd = argv + cl.first_arg;
 	n = !!c->pid + !!c->cgroup + !!c->cmd;
 	if (n != 1)
 		TRACE_BAD("give one of --pid, --cgroup or -- CMD");

@@ -34,7 +34,7 @@ static void usage(FILE *out)
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(out, "  %-8s %s\n", c->name, c->help);
 	fprintf(out,
-		"\nEach command takes --help.\n\nExamples:\n"
+		"\nEach command takes --help.\n\nEXAMPLES:\n"
 		"  sudo encbench-trace run\n"
 		"  sudo encbench-trace probe --json\n"
 		"  sudo encbench-trace setup --targets plain,luks2\n"
