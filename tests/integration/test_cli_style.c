@@ -100,8 +100,11 @@ static void test_help_has_examples(void **state)
 		ex = strstr(out, "\nEXAMPLES:\n");
 		assert_non_null(ex);
 		/* Examples of this command, not another's. */
-		snprintf(want, sizeof(want), "encbench-trace %s ", commands[i]);
-		assert_non_null(strstr(ex, want));
+		snprintf(want, sizeof(want), "encbench-trace %s", commands[i]);
+		ex = strstr(ex, want);
+		assert_non_null(ex);
+		assert_true(ex[strlen(want)] == ' ' ||
+			    ex[strlen(want)] == '\n');
 	}
 }
 

@@ -15,6 +15,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "cmdline.h"
 #include "commands.h"
 #include "config.h"
 #include "outdir.h"
@@ -143,7 +144,7 @@ static const char setup_usage[] =
 	"  -q, --quiet            no progress line\n"
 	"  -h, --help             this help\n"
 	"\n"
-	"Example:\n"
+	"EXAMPLES:\n"
 	"  sudo encbench-trace setup --targets plain,fscrypt\n"
 	"  sudo cp big.iso <the fscrypt folder>/\n"
 	"  sudo encbench-trace teardown\n";
@@ -270,31 +271,44 @@ int cmd_setup(int argc, char **argv)
 
 /* ---- teardown --------------------------------------------------------- */
 
-static const char teardown_usage[] =
-	"Usage: encbench-trace teardown\n"
-	"\n"
-	"Remove what `setup` left up and what a killed `run` left behind: "
-	"every\n"
-	"object recorded in the state files (" STATE_DIR_DEFAULT "/) of\n"
-	"processes that are gone, newest first, each checked to be still the "
-	"one\n"
-	"recorded. Nothing that was not recorded is touched. Running it "
-	"again is\n"
-	"harmless.\n"
-	"\n"
-	"  -h, --help             this help\n";
+static const struct argp_option teardown_options[] = {
+	CMD_HELP_OPTION,
+	{0},
+};
+
+static error_t teardown_key(int key, char *arg, struct argp_state *state)
+{
+	if (key == ARGP_KEY_ARG)
+		return cmd_line_bad(state, "unexpected argument '%s'", arg);
+	return cmd_line_key(key, arg, state);
+}
+
+/* Help text: one literal per phrase, never cut (clang-format would). */
+// clang-format off
+static const struct argp teardown_argp = {
+	.options = teardown_options,
+	.parser = teardown_key,
+	.doc = "Remove what `setup` left up and what a killed `run` left behind: "
+	       "every object recorded in the state files (" STATE_DIR_DEFAULT "/) "
+	       "of processes that are gone, newest first, "
+	       "each checked to be still the one recorded. "
+	       "Nothing that was not recorded is touched. "
+	       "Running it again is harmless.\n"
+	       "\v"
+	       "EXAMPLES:\n"
+	       "  sudo encbench-trace teardown\n",
+};
+// clang-format on
 
 int cmd_teardown(int argc, char **argv)
 {
 	int left, removed = 0;
 
-	if (argc > 1 &&
-	    (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs(teardown_usage, stdout);
-		return 0;
-	}
-	if (argc > 1)
-		CMD_BAD("teardown", "unexpected argument '%s'", argv[1]);
+	struct cmd_line cl = {.cmd = "teardown"};
+	int rc = cmd_line_parse(&cl, &teardown_argp, argc, argv);
+
+	if (rc)
+		return rc == 1 ? 0 : rc;
 	if (geteuid() != 0)
 		CMD_BAD("teardown", "needs root (loop devices, mounts, keys): "
 				    "try sudo");
