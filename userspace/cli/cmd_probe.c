@@ -26,8 +26,6 @@ static error_t probe_key(int key, char *arg, struct argp_state *state)
 		*json = true;
 		return 0;
 	}
-	if (key == ARGP_KEY_ARG)
-		return cmd_line_bad(state, "unexpected argument '%s'", arg);
 	return cmd_line_key(key, arg, state);
 }
 
@@ -50,7 +48,7 @@ int cmd_probe(int argc, char **argv)
 {
 	struct capabilities caps;
 	bool json = false;
-	struct cmd_line cl = {.cmd = "probe", .input = &json};
+	struct cmd_line cl = {.cmd = "probe", .input = &json, .no_args = true};
 	int rc = cmd_line_parse(&cl, &probe_argp, argc, argv);
 
 	if (rc)

@@ -83,6 +83,9 @@ error_t cmd_line_key(int key, char *arg, struct argp_state *state)
 		state->next = state->argc; /* nothing after it matters */
 		return 0;
 	case ARGP_KEY_ARG:
+		if (cl->no_args)
+			return cmd_line_bad(state, "unexpected argument '%s'",
+					    arg);
 		if (cl->nr_args >= CMD_MAX_ARGS)
 			return cmd_line_bad(state, "more than %d arguments",
 					    CMD_MAX_ARGS);

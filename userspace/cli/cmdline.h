@@ -20,6 +20,7 @@ struct cmd_line {
 	 * subcommand (a command line to run: argv + first_arg); otherwise
 	 * arguments and options mix. */
 	bool stop_at_arg;
+	bool no_args; /* the subcommand takes options only */
 	int nr_args;
 	char *args[CMD_MAX_ARGS];
 	int first_arg;	   /* argv index of args[0] */

@@ -276,18 +276,11 @@ static const struct argp_option teardown_options[] = {
 	{0},
 };
 
-static error_t teardown_key(int key, char *arg, struct argp_state *state)
-{
-	if (key == ARGP_KEY_ARG)
-		return cmd_line_bad(state, "unexpected argument '%s'", arg);
-	return cmd_line_key(key, arg, state);
-}
-
 /* Help text: one literal per phrase, never cut (clang-format would). */
 // clang-format off
 static const struct argp teardown_argp = {
 	.options = teardown_options,
-	.parser = teardown_key,
+	.parser = cmd_line_key,
 	.doc = "Remove what `setup` left up and what a killed `run` left behind: "
 	       "every object recorded in the state files (" STATE_DIR_DEFAULT "/) "
 	       "of processes that are gone, newest first, "
@@ -304,7 +297,7 @@ int cmd_teardown(int argc, char **argv)
 {
 	int left, removed = 0;
 
-	struct cmd_line cl = {.cmd = "teardown"};
+	struct cmd_line cl = {.cmd = "teardown", .no_args = true};
 	int rc = cmd_line_parse(&cl, &teardown_argp, argc, argv);
 
 	if (rc)
