@@ -66,6 +66,9 @@ struct {
 
 /* Set by user space at each phase (trace_begin / trace_end). */
 __u32 tracing_on = 0;
+/* A device-mapper device is in the filter: follow dm bios to the bios
+ * they become on the devices below (dm_origin_queued). */
+__u32 filter_dm = 0;
 __u32 root_tgid = 0;
 __u32 filter_devs = 0;
 /* `trace --cgroup`: the cgroup v2 id whose tasks count too (0: none). */
@@ -78,6 +81,9 @@ struct start {
 	__u32 incarnation;
 	/* device: when its oldest bio was queued (0: not seen). */
 	__u64 queued;
+	/* blk-queue and device: when the dm bio it serves was queued on the
+	 * dm device (dm_origin_queued; 0: none). */
+	__u64 dm;
 };
 
 /* Processes whose syscalls count: descendants of root_tgid. */
@@ -148,17 +154,13 @@ static __always_inline struct layer_stat *stat_of(int layer, __u32 op)
 	return bpf_map_lookup_elem(&stats, &key);
 }
 
-/* Item `key` enters `layer`; its latency will be measured from ts. */
-static __always_inline void item_start_q(void *map, void *key, int layer,
-					 __u32 op, __u64 ts, __u64 now,
-					 __u64 queued, __u32 incarnation)
+/* Item `key` enters `layer` as v (its latency measured from v->ts). */
+static __always_inline void item_start_v(void *map, void *key, int layer,
+					 const struct start *v, __u64 now)
 {
-	struct start v = {.ts = ts,
-			  .op = op,
-			  .incarnation = incarnation,
-			  .queued = queued},
-		     *old;
-	struct layer_stat *s = stat_of(layer, op), *so;
+	struct layer_stat *s = stat_of(layer, v->op), *so;
+	struct start *old;
+	__u32 op = v->op;
 	long err;
 
 	if (!s)
@@ -173,13 +175,10 @@ static __always_inline void item_start_q(void *map, void *key, int layer,
 				stat_busy_end(so, now);
 			stat_busy_begin(s, now);
 		}
-		old->ts = ts;
-		old->op = op;
-		old->queued = queued;
-		old->incarnation = incarnation;
+		*old = *v;
 		return;
 	}
-	err = bpf_map_update_elem(map, key, &v, BPF_NOEXIST);
+	err = bpf_map_update_elem(map, key, v, BPF_NOEXIST);
 	if (err) {
 		/* -EEXIST: a concurrent start of the same key won, and its
 		 * entry stands for the item. Anything else is a full map:
@@ -194,7 +193,9 @@ static __always_inline void item_start_q(void *map, void *key, int layer,
 static __always_inline void item_start(void *map, void *key, int layer,
 				       __u32 op, __u64 ts, __u64 now)
 {
-	item_start_q(map, key, layer, op, ts, now, 0, 0);
+	struct start v = {.ts = ts, .op = op};
+
+	item_start_v(map, key, layer, &v, now);
 }
 
 /* Item `key` leaves `layer`; counted (histogram) only when `count`. */
@@ -446,9 +447,40 @@ static __always_inline int on_exit(__u64 *ctx)
 
 /* ---- blk-queue and device ---------------------------------------- */
 
+/*
+ * When the dm bio that a bio below a dm-crypt device serves was queued on
+ * the dm device (its dm_start item), 0 if it serves none of ours.
+ * dm-crypt's clone points bi_private at its dm_crypt_io, whose base_bio
+ * is the clone that dm core embedded in a dm_target_io, whose dm_io holds
+ * the bio submitted to the dm device. Any other bio's pointers lead to no
+ * dm_start key (reads of them are fault-safe).
+ */
+static __always_inline __u64 dm_origin_queued(struct bio *bio)
+{
+	struct dm_target_io___x *tio;
+	struct dm_crypt_io___x *io;
+	struct start *v;
+	struct bio *base;
+	__u64 key;
+
+	if (!filter_dm || !bpf_core_type_exists(struct dm_target_io___x) ||
+	    !bpf_core_type_exists(struct dm_crypt_io___x))
+		return 0;
+	io = BPF_CORE_READ(bio, bi_private);
+	base = BPF_CORE_READ(io, base_bio);
+	if (!base)
+		return 0;
+	tio = (void *)base -
+	      bpf_core_field_offset(struct dm_target_io___x, clone);
+	key = (__u64)BPF_CORE_READ(tio, io, orig_bio);
+	v = bpf_map_lookup_elem(&dm_start, &key);
+	return v ? v->ts : 0;
+}
+
 static __always_inline int on_bio_queue(__u64 *ctx)
 {
 	struct bio *bio = (void *)ctx_arg(ctx, bio_queue_arg);
+	struct start v = {};
 	struct gendisk *disk;
 	__u64 key, now;
 	__u32 op;
@@ -472,10 +504,14 @@ static __always_inline int on_bio_queue(__u64 *ctx)
 	now = bpf_ktime_get_ns();
 	/* Only request-based (blk-mq) devices issue requests: a bio on a
 	 * bio-based device (dm) lives in `dm` until block_bio_complete. */
-	if (!BPF_CORE_READ(disk, queue, mq_ops))
+	if (!BPF_CORE_READ(disk, queue, mq_ops)) {
 		item_start(&dm_start, &key, LAYER_DM, op, now, now);
-	else
-		item_start(&bio_start, &key, LAYER_BLK_QUEUE, op, now, now);
+		return 0;
+	}
+	v.ts = now;
+	v.op = op;
+	v.dm = dm_origin_queued(bio);
+	item_start_v(&bio_start, &key, LAYER_BLK_QUEUE, &v, now);
 	return 0;
 }
 
@@ -505,8 +541,7 @@ static __always_inline int on_split(__u64 *ctx)
 	if (!p)
 		return 0;
 	key = (__u64)split;
-	item_start(&bio_start, &key, LAYER_BLK_QUEUE, p->op, p->ts,
-		   bpf_ktime_get_ns());
+	item_start_v(&bio_start, &key, LAYER_BLK_QUEUE, p, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -525,20 +560,23 @@ static __always_inline int on_bio_merge(__u64 *ctx)
 /*
  * The blk-queue item of a request is its oldest bio: rq->bio, unless bios
  * were front-merged before it (each ended at its merge), so walk a few.
- * Returns when that bio was queued, 0 if it was not seen.
+ * Returns when that bio was queued, 0 if it was not seen; *dm, when the dm
+ * bio it serves was (0: none).
  */
 static __always_inline __u64 rq_queue_end(struct request *rq, __u64 now,
-					  bool count)
+					  bool count, __u64 *dm)
 {
 	struct bio *bio = BPF_CORE_READ(rq, bio);
 	struct start *v;
 	__u64 key, ts;
 
+	*dm = 0;
 	for (int i = 0; i < MAX_FRONT_MERGES && bio; i++) {
 		key = (__u64)bio;
 		v = bpf_map_lookup_elem(&bio_start, &key);
 		if (v) {
 			ts = v->ts;
+			*dm = v->dm;
 			item_end(&bio_start, &key, LAYER_BLK_QUEUE, now, count);
 			return ts;
 		}
@@ -562,8 +600,10 @@ static __always_inline int on_rq_merge(__u64 *ctx)
 {
 	struct request *rq = (void *)ctx_arg(ctx, rq_merge_arg);
 
+	__u64 dm;
+
 	if (rq_dev_ok(rq))
-		rq_queue_end(rq, bpf_ktime_get_ns(), false);
+		rq_queue_end(rq, bpf_ktime_get_ns(), false, &dm);
 	return 0;
 }
 
@@ -598,29 +638,28 @@ static __always_inline void rq_unseen(__u64 *key, __u32 op, __u64 now)
 static __always_inline int on_rq_issue(__u64 *ctx)
 {
 	struct request *rq = (void *)ctx_arg(ctx, rq_issue_arg);
-	__u64 key = (__u64)rq, now, queued;
-	__u32 op, incarnation;
-	struct start *old;
+	__u64 key = (__u64)rq, now;
+	struct start v = {}, *old;
 	int grp;
 
 	/* Not the target's: none of its bios was queued here either. */
 	if (!rq_dev_ok(rq))
 		return 0;
 	now = bpf_ktime_get_ns();
-	queued = rq_queue_end(rq, now, true);
+	v.queued = rq_queue_end(rq, now, true, &v.dm);
 	/* Its previous life is still here: that one's end went unseen. */
-	incarnation = rq_incarnation(rq);
+	v.incarnation = rq_incarnation(rq);
 	old = bpf_map_lookup_elem(&rq_start, &key);
-	if (old && old->incarnation != incarnation)
+	if (old && old->incarnation != v.incarnation)
 		rq_unseen(&key, old->op, now);
 	if (!tracing_on)
 		return 0;
 	grp = op_group(BPF_CORE_READ(rq, cmd_flags));
 	if (grp < 0)
 		return 0;
-	op = grp;
-	item_start_q(&rq_start, &key, LAYER_DEVICE, op, now, now, queued,
-		     incarnation);
+	v.ts = now;
+	v.op = grp;
+	item_start_v(&rq_start, &key, LAYER_DEVICE, &v, now);
 	return 0;
 }
 
@@ -686,7 +725,7 @@ static __always_inline int on_rq_complete(__u64 *ctx)
 	struct start *v = bpf_map_lookup_elem(&rq_start, &key);
 
 	if (v) {
-		wait_rq_complete(v->queued, v->ts, v->op, (__u32)ctx[2]);
+		wait_rq_complete(v->dm, v->queued, v->ts, v->op, (__u32)ctx[2]);
 		if (v->op == EB_OP_WRITE && rq_in_flush_seq(rq))
 			bpf_map_update_elem(&flush_done, &key, &v->incarnation,
 					    BPF_ANY);

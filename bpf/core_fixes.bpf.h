@@ -111,4 +111,15 @@ struct dm_crypt_io___x {
 	struct bio *base_bio;
 } __attribute__((preserve_access_index));
 
+/* dm core (drivers/md/dm-core.h): a target is given the clone embedded in
+ * a dm_target_io; its dm_io holds the bio submitted to the dm device. */
+struct dm_io___x {
+	struct bio *orig_bio;
+} __attribute__((preserve_access_index));
+
+struct dm_target_io___x {
+	struct dm_io___x *io;
+	struct bio clone;
+} __attribute__((preserve_access_index));
+
 #endif /* __CORE_FIXES_BPF_H */

@@ -38,8 +38,10 @@ struct thr_wait {
 	__u32 op;
 };
 
-/* The life of one I/O: bio queued, request issued (0: not seen). */
+/* The life of one I/O: its dm bio queued on the dm device (0: none),
+ * bio queued, request issued (0: not seen). */
 struct io_times {
+	__u64 dm;
 	__u64 queued;
 	__u64 issued;
 };
@@ -267,8 +269,14 @@ static __always_inline void split_chain(struct wait_stat *w, __u64 from,
 		__sync_fetch_and_add(&w->unresolved_ns, q - p);
 		p = q;
 	} else {
-		q = clamp_ts(io->queued, p, to);
+		/* Below a dm device: in dm-crypt's own stages from the dm
+		 * bio's queueing to its clone's, encryption of writes on
+		 * kcryptd included. */
+		q = clamp_ts(io->dm ?: io->queued, p, to);
 		wait_add(w, LAYER_FS, q - p);
+		p = q;
+		q = clamp_ts(io->queued, p, to);
+		wait_add(w, LAYER_DM, q - p);
 		p = q;
 		q = clamp_ts(io->issued, p, to);
 		wait_add(w, LAYER_BLK_QUEUE, q - p);
@@ -493,14 +501,15 @@ int wait_sample(void *ctx)
 
 /* ---- requests and work items ---------------------------------------- */
 
-static __always_inline void wait_rq_complete(__u64 queued, __u64 issued,
-					     __u32 op, __u64 bytes)
+static __always_inline void
+wait_rq_complete(__u64 dm, __u64 queued, __u64 issued, __u32 op, __u64 bytes)
 {
 	struct wait_stat *w = wait_stat_of(op);
 	__u32 zero = 0;
 	struct done_rec *d = bpf_map_lookup_elem(&done, &zero);
 
 	if (d) {
+		d->io.dm = dm;
 		d->io.queued = queued;
 		d->io.issued = issued;
 		d->pid = (__u32)bpf_get_current_pid_tgid();
@@ -623,6 +632,7 @@ static __always_inline void wait_execute_start(struct work_struct *work,
 	wk->last = now;
 	wk->on = 1;
 	wk->oncpu = 0;
+	wk->io.dm = 0;
 	wk->io.queued = 0;
 	wk->io.issued = 0;
 	wk->bytes = 0;

@@ -596,6 +596,7 @@ int trace_begin(struct tracer *tr, const struct trace_filter *f)
 	tr->filter = *f;
 	/* No device: a filter nothing passes (no dev_t is 0:0), not none. */
 	skel->bss->filter_devs = f->nr_devs > 0 || f->no_devices;
+	skel->bss->filter_dm = tr->filter_has_dm;
 	skel->bss->root_tgid = f->parent_tgid;
 	skel->bss->cgroup_id = f->cgroup_id;
 	if (f->pid > 0) {
