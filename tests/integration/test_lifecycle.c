@@ -209,6 +209,34 @@ static void test_sigkill_then_teardown(void **st)
 	}
 }
 
+/* SIGKILL while a workload's child writes on a mount: the child dies with
+ * the run (else it would keep the mount busy and teardown could not
+ * unmount it), and teardown removes everything at once. */
+static void test_sigkill_mid_workload(void **st)
+{
+	char out[PATH_MAX];
+	const char *argv[] = {
+		bin,	"run",	    "--targets", "plain",      "--size",
+		"256M", "--runs",   "50",	 "--no-trace", "--scratch",
+		tmp,	"--output", out,	 NULL};
+	pid_t pid;
+	(void)st;
+
+	snprintf(out, sizeof(out), "%s/out-mid", tmp);
+	pid = run_spawn(tmp, "mid", NULL, NULL, argv);
+	for (int i = 0; i < 600 && mounts_under(tmp) < 1; i++)
+		usleep(50000);
+	assert_int_equal(mounts_under(tmp), 1);
+	usleep(1500000); /* into the first iteration's writes */
+	kill(pid, SIGKILL);
+	assert_int_equal(run_reap(pid), 128 + SIGKILL);
+	if (teardown_cmd("mid-teardown") != 0)
+		fail_msg("teardown right after SIGKILL mid-workload: %s",
+			 run_output(tmp, "mid-teardown", "stderr"));
+	assert_int_equal(run_leftovers(), 0);
+	assert_int_equal(state_files(), 0);
+}
+
 /* The loop device over path, /dev/loopN into dev: 0 or -1. */
 static int losetup(const char *path, char *dev, size_t len)
 {
@@ -399,6 +427,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sigint_each_stage),
 		cmocka_unit_test(test_sigkill_then_teardown),
+		cmocka_unit_test(test_sigkill_mid_workload),
 		cmocka_unit_test(test_lookalikes_left_alone),
 		cmocka_unit_test(test_setup_then_teardown),
 		cmocka_unit_test(test_space_counts_built_kinds),

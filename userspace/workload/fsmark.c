@@ -76,12 +76,14 @@ static int fsmark_all(void *arg, double *secs)
 	int err = 0, status;
 
 	for (long w = 0; w < j->p->threads; w++) {
-		pid_t pid = fork();
+		pid_t parent = getpid(), pid = fork();
 
 		if (pid < 0)
 			return -errno;
-		if (pid == 0)
+		if (pid == 0) {
+			workload_die_with(parent);
 			_exit(fsmark_worker(j, w));
+		}
 	}
 	while (wait(&status) > 0)
 		if (!WIFEXITED(status) || WEXITSTATUS(status))

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
 #include <sys/resource.h>
@@ -166,7 +167,7 @@ static int spawn(const struct workload_ctx *ctx,
 	double *shared;
 	struct rusage ru;
 	int status, rc;
-	pid_t pid;
+	pid_t parent = getpid(), pid;
 
 	if (workload_stop)
 		return -EINTR;
@@ -191,6 +192,7 @@ static int spawn(const struct workload_ctx *ctx,
 	if (pid == 0) {
 		char go;
 
+		workload_die_with(parent);
 		if (!traced) {
 			close(gate[1]);
 			if (read(gate[0], &go, 1) != 0)
@@ -385,14 +387,21 @@ int workload_random_file(const char *path, uint64_t size)
 	return workload_stop ? -EINTR : err;
 }
 
+void workload_die_with(pid_t parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(EINTR);
+}
+
 int workload_exec(char *const argv[], int out_fd, int err_fd)
 {
+	pid_t parent = getpid(), pid = fork();
 	int status;
-	pid_t pid = fork();
 
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
+		workload_die_with(parent);
 		if ((out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0) ||
 		    (err_fd >= 0 && dup2(err_fd, STDERR_FILENO) < 0))
 			_exit(126);

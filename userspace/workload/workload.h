@@ -165,6 +165,10 @@ int workload_random_file(const char *path, uint64_t size);
  * rusage then includes the program's. 0 if it exited 0, -EIO otherwise,
  * or negative errno. */
 int workload_exec(char *const argv[], int out_fd, int err_fd);
+/* In a child just forked from `parent`: die with it. A run killed with
+ * SIGKILL must not leave children working on its mounts, which would keep
+ * `teardown` from unmounting them. */
+void workload_die_with(pid_t parent);
 /* Path of file `name` in the target's work folder. */
 void workload_path(const struct workload_ctx *ctx, const char *name, char *buf,
 		   size_t len);
