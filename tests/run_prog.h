@@ -17,14 +17,24 @@
 static inline pid_t run_spawn(const char *dir, const char *tag, const char *cwd,
 			      const char *uid, const char *const *argv)
 {
-	char path[PATH_MAX];
-	pid_t pid = fork();
+	char out[PATH_MAX], err[PATH_MAX];
+	pid_t pid;
 
+	/* Emptied before the fork, not in the child: a test that polls a
+	 * reused tag's output right after run_spawn must not read the
+	 * previous run's (test_servers sent its SIGINT on an old "1/3"). */
+	snprintf(out, sizeof(out), "%s/%s.stdout", dir, tag);
+	snprintf(err, sizeof(err), "%s/%s.stderr", dir, tag);
+	for (const char *p = out; p; p = p == out ? err : NULL) {
+		FILE *f = fopen(p, "w");
+
+		if (f)
+			fclose(f);
+	}
+	pid = fork();
 	if (pid == 0) {
-		snprintf(path, sizeof(path), "%s/%s.stdout", dir, tag);
-		freopen(path, "w", stdout);
-		snprintf(path, sizeof(path), "%s/%s.stderr", dir, tag);
-		freopen(path, "w", stderr);
+		freopen(out, "w", stdout);
+		freopen(err, "w", stderr);
 		freopen("/dev/null", "r", stdin);
 		if (cwd && chdir(cwd))
 			_exit(97);

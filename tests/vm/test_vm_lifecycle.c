@@ -169,7 +169,11 @@ static void test_sigkill_then_teardown(void **st)
 	(void)st;
 
 	printf("# targets %s\n", targets);
-	pid = run_to(targets, zfs ? "workload:zfs:dd" : "workload:ecryptfs:dd");
+	/* Every target is built before the first workload starts; a later
+	 * target's dd is no point to stop at: eCryptfs's is not applicable
+	 * (no O_DIRECT), so it never reaches the hook (the 6.12 guest, with
+	 * no ZFS, stopped nowhere). */
+	pid = run_to(targets, "workload:plain:dd");
 	assert_int_equal(signal_and_reap(pid, SIGKILL), 128 + SIGKILL);
 	/* Everything stays after a SIGKILL, recorded. */
 	assert_int_equal(dm_maps_of(pid), 1);
