@@ -191,6 +191,10 @@ static inline struct results *fixture_results(void)
 	snprintf(r->meta.options.luks_cipher, NAME_LEN, "aes-xts-plain64");
 	r->meta.options.luks_key_bits = 512;
 	r->meta.options.luks_sector_size = 4096;
+	r->meta.options.nr_user_targets = 1;
+	snprintf(r->meta.options.user_names[0], NAME_LEN, "data1");
+	snprintf(r->meta.options.user_paths[0], PATH_LEN, "/data1");
+	snprintf(r->meta.options.baseline, NAME_LEN, "plain");
 	r->meta.tracing = true;
 	snprintf(r->meta.tracing_detail, sizeof(r->meta.tracing_detail),
 		 "tp_btf and raw_tp attached");

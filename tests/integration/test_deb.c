@@ -224,8 +224,8 @@ static void test_completion_installed(void **state)
 	snprintf(path, sizeof(path),
 		 "%s/usr/share/bash-completion/completions/encbench-trace",
 		 root);
-	/* Completing "encbench-trace run --ta", "--targets pl", and a
-	 * workload's own option, from `run --help`. */
+	/* Completing "encbench-trace run --ta" (--targets and --target),
+	 * "--targets pl", and a workload's own option, from `run --help`. */
 	snprintf(
 		cmd, sizeof(cmd),
 		"PATH=%s/usr/sbin:$PATH bash -c '"
@@ -238,7 +238,8 @@ static void test_completion_installed(void **state)
 		root, path);
 	out = sh(cmd, &status);
 	assert_int_equal(status, 0);
-	assert_string_equal(out, "--targets\nplain\nmerge\n--fio-iodepth\n");
+	assert_string_equal(
+		out, "--targets --target\nplain\nmerge\n--fio-iodepth\n");
 	free(out);
 }
 

@@ -93,6 +93,12 @@ static void cmp_options(const struct run_options *a,
 	assert_string_equal(a->luks_cipher, b->luks_cipher);
 	assert_int_equal(a->luks_key_bits, b->luks_key_bits);
 	assert_int_equal(a->luks_sector_size, b->luks_sector_size);
+	assert_int_equal(a->nr_user_targets, b->nr_user_targets);
+	for (int i = 0; i < a->nr_user_targets; i++) {
+		assert_string_equal(a->user_names[i], b->user_names[i]);
+		assert_string_equal(a->user_paths[i], b->user_paths[i]);
+	}
+	assert_string_equal(a->baseline, b->baseline);
 }
 
 static void cmp_caps(const struct capabilities *a, const struct capabilities *b)
@@ -137,6 +143,8 @@ static void cmp_target(const struct target_info *a, const struct target_info *b)
 	assert_memory_equal(&a->encryption, &b->encryption,
 			    sizeof(a->encryption));
 	assert_int_equal(a->verified_encrypted, b->verified_encrypted);
+	assert_string_equal(a->verification, b->verification);
+	assert_string_equal(a->path, b->path);
 	assert_int_equal(a->nr_notes, b->nr_notes);
 	for (int i = 0; i < a->nr_notes; i++)
 		assert_string_equal(a->notes[i], b->notes[i]);

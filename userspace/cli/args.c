@@ -39,6 +39,15 @@ static const char run_usage[] =
 	"  -t, --targets LIST     target kinds, baseline first (default: "
 	"every\n"
 	"                         kind this kernel supports, others skipped)\n"
+	"      --target NAME=PATH a folder of yours as target NAME "
+	"(repeatable): its\n"
+	"                         stack is detected; the work happens in "
+	"a new\n"
+	"                         subfolder of PATH, removed afterwards\n"
+	"      --baseline NAME    the target penalties are relative to "
+	"(default:\n"
+	"                         the first of --targets, else the first "
+	"--target)\n"
 	"  -w, --workloads LIST   workloads (default dd)\n"
 	"  -o, --output DIR       results folder (default "
 	"./encbench-results/<time>)\n"
@@ -80,6 +89,8 @@ static const char run_examples[] =
 	"  encbench-trace run -o /tmp/r --json | jq '.comparisons'\n"
 	"  encbench-trace run --no-trace            # benchmark without BPF\n"
 	"  encbench-trace run --html                # and open report.html\n"
+	"  encbench-trace run --preset luks-cp --target data1=/data1 "
+	"--target data2=/data2\n"
 	"  encbench-trace run --prometheus "
 	"/var/lib/prometheus/node-exporter/encbench.prom\n";
 
@@ -124,12 +135,16 @@ enum {
 	OPT_ZFS_ENC,
 	OPT_ZFS_FMT,
 	OPT_ZFS_COMP,
+	OPT_TARGET,
+	OPT_BASELINE,
 };
 
 static const struct option run_opts[] = {
 	{"size", required_argument, NULL, 's'},
 	{"runs", required_argument, NULL, 'n'},
 	{"targets", required_argument, NULL, 't'},
+	{"target", required_argument, NULL, OPT_TARGET},
+	{"baseline", required_argument, NULL, OPT_BASELINE},
 	{"workloads", required_argument, NULL, 'w'},
 	{"output", required_argument, NULL, 'o'},
 	{"scratch", required_argument, NULL, OPT_SCRATCH},
@@ -176,6 +191,65 @@ static int check_names(const struct run_config *cfg)
 				RUN_BAD("workload '%s' given twice",
 					cfg->workloads[i]);
 	}
+	return 0;
+}
+
+/* --target NAME=PATH: NAME names files (<target>-<workload>.csv), so
+ * it is a plain word, and it is not a kind's. PATH is checked later,
+ * with everything else that looks at the system. */
+static int parse_user_target(const char *arg, struct run_config *cfg)
+{
+	const char *eq = strchr(arg, '=');
+	size_t n = eq ? (size_t)(eq - arg) : 0;
+	int i = cfg->nr_user_targets;
+
+	if (!n || !eq[1])
+		RUN_BAD("invalid --target '%s': expected NAME=PATH", arg);
+	if (n >= NAME_LEN ||
+	    strspn(arg, "abcdefghijklmnopqrstuvwxyz"
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			"0123456789_-.") < n ||
+	    arg[0] == '.' || arg[0] == '-')
+		RUN_BAD("invalid --target name '%.*s': letters, digits, _ . "
+			"and - only, at most %d",
+			(int)n, arg, NAME_LEN - 1);
+	if (strlen(eq + 1) >= PATH_LEN)
+		RUN_BAD("--target %.*s: path too long", (int)n, arg);
+	if (i >= MAX_USER_TARGETS)
+		RUN_BAD("too many --target: at most %d", MAX_USER_TARGETS);
+	snprintf(cfg->user_names[i], NAME_LEN, "%.*s", (int)n, arg);
+	snprintf(cfg->user_paths[i], PATH_LEN, "%s", eq + 1);
+	if (target_find(cfg->user_names[i]) ||
+	    !strcmp(cfg->user_names[i], user_target.kind))
+		RUN_BAD("--target name '%s' is a target kind's: name your "
+			"folder otherwise",
+			cfg->user_names[i]);
+	for (int j = 0; j < i; j++)
+		if (!strcmp(cfg->user_names[j], cfg->user_names[i]))
+			RUN_BAD("target '%s' given twice", cfg->user_names[i]);
+	cfg->nr_user_targets++;
+	return 0;
+}
+
+/* Only the folders the user named, unless --targets asks for kinds too;
+ * the baseline must be one of the targets. */
+static int check_user_targets(struct run_config *cfg)
+{
+	bool found = !cfg->baseline[0];
+
+	if (cfg->nr_user_targets && !cfg->targets_given)
+		cfg->nr_targets = 0;
+	if (cfg->nr_targets + cfg->nr_user_targets > MAX_TARGETS)
+		RUN_BAD("too many targets: at most %d, --targets and --target "
+			"together",
+			MAX_TARGETS);
+	for (int i = 0; i < cfg->nr_targets && !found; i++)
+		found = !strcmp(cfg->targets[i], cfg->baseline);
+	for (int i = 0; i < cfg->nr_user_targets && !found; i++)
+		found = !strcmp(cfg->user_names[i], cfg->baseline);
+	if (!found)
+		RUN_BAD("--baseline '%s' is not one of the targets",
+			cfg->baseline);
 	return 0;
 }
 
@@ -387,6 +461,14 @@ int parse_run_args(int nr_args, char **args, struct run_config *cfg)
 				RUN_BAD("invalid target list '%s'", optarg);
 			cfg->targets_given = true;
 			break;
+		case OPT_TARGET:
+			if (parse_user_target(optarg, cfg))
+				return 2;
+			break;
+		case OPT_BASELINE:
+			snprintf(cfg->baseline, sizeof(cfg->baseline), "%s",
+				 optarg);
+			break;
 		case 'w':
 			if (parse_list(optarg, cfg->workloads, MAX_WORKLOADS,
 				       &cfg->nr_workloads))
@@ -468,5 +550,6 @@ int parse_run_args(int nr_args, char **args, struct run_config *cfg)
 			cfg->max_runs);
 	rc = check_names(cfg);
 	rc = rc ? rc : add_baselines(cfg);
-	return rc ? rc : workload_args_resolve(cfg);
+	rc = rc ? rc : workload_args_resolve(cfg);
+	return rc ? rc : check_user_targets(cfg);
 }

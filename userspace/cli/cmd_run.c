@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,12 +94,42 @@ static int validate_prometheus(char *path)
 	return 0;
 }
 
+/* Each --target folder: there, a writable folder on a block device (or
+ * a ZFS dataset), with room for the largest workload. */
+static int validate_user_targets(const struct run_config *cfg)
+{
+	uint64_t need = target_fs_bytes(cfg), avail;
+	char why[DETAIL_LEN];
+	struct statvfs vfs;
+
+	for (int i = 0; i < cfg->nr_user_targets; i++) {
+		const char *name = cfg->user_names[i];
+		const char *path = cfg->user_paths[i];
+
+		if (user_target_check(path, why, sizeof(why)))
+			RUN_BAD("target %s=%s: %s", name, path, why);
+		if (statvfs(path, &vfs) < 0)
+			RUN_BAD("target %s=%s: %s", name, path,
+				strerror(errno));
+		avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+		if (need > avail)
+			RUN_BAD("target %s=%s: the largest workload does not "
+				"fit: it needs %llu MiB, %llu MiB free",
+				name, path, (unsigned long long)(need / MiB),
+				(unsigned long long)(avail / MiB));
+	}
+	return 0;
+}
+
 /* Everything that can be checked before anything is created; the
  * folders are resolved into cfg and out. */
 static int validate(struct run_config *cfg, struct output_dir *out)
 {
 	int rc = validate_targets(cfg);
 
+	if (rc)
+		return rc;
+	rc = validate_user_targets(cfg);
 	if (rc)
 		return rc;
 	if (!cfg->output[0]) {

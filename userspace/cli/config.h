@@ -11,7 +11,6 @@
 #include "../common/results.h"
 #include "../storage/target.h"
 
-#define MAX_USER_TARGETS  4
 #define MAX_WORKLOAD_OPTS 32
 
 /* One --<workload>-<key> VALUE, kept until the workloads are known. */
@@ -43,6 +42,7 @@ struct run_config {
 	int nr_user_targets;
 	char user_names[MAX_USER_TARGETS][NAME_LEN];
 	char user_paths[MAX_USER_TARGETS][PATH_LEN];
+	char baseline[NAME_LEN]; /* --baseline, or "": the first target */
 	int nr_workloads;
 	char workloads[MAX_WORKLOADS][NAME_LEN];
 	/* Each workload's own parameter struct, by index in workloads[]. */

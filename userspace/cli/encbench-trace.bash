@@ -45,7 +45,16 @@ _encbench_trace()
 		return
 		;;
 	-s | --size | -n | --runs | --luks-cipher | --luks-key-size | \
-		--scale | --stable | --min-runs | --max-runs)
+		--scale | --stable | --min-runs | --max-runs | --baseline)
+		return
+		;;
+	--target)
+		# NAME=PATH: a folder after the "=".
+		[[ $cur == *=* ]] || return
+		local name=${cur%%=*}=
+		cur=${cur#*=}
+		_filedir -d
+		COMPREPLY=("${COMPREPLY[@]/#/$name}")
 		return
 		;;
 	--preset)
@@ -105,8 +114,8 @@ _encbench_trace()
 	esac
 	case $cmd in
 	run)
-		COMPREPLY=($(compgen -W "--size --runs --targets --workloads
-			--output --scratch --no-trace --no-drop-caches
+		COMPREPLY=($(compgen -W "--size --runs --targets --target
+			--baseline --workloads --output --scratch --no-trace --no-drop-caches
 			--luks-cipher --luks-key-size --luks-sector-size
 			--luks-flags --zfs-encryption --zfs-keyformat
 			--zfs-compression --quiet --html --prometheus --timeline

@@ -44,6 +44,10 @@ void run_options_of(const struct run_config *cfg, struct run_options *o)
 		 cfg->luks.cipher);
 	o->luks_key_bits = cfg->luks.key_bits;
 	o->luks_sector_size = cfg->luks.sector_size;
+	o->nr_user_targets = cfg->nr_user_targets;
+	memcpy(o->user_names, cfg->user_names, sizeof(o->user_names));
+	memcpy(o->user_paths, cfg->user_paths, sizeof(o->user_paths));
+	snprintf(o->baseline, sizeof(o->baseline), "%s", cfg->baseline);
 }
 
 static void add_note(struct target_info *ti, const char *note)
@@ -73,15 +77,35 @@ static void fill_driver(struct capabilities *caps, struct target_info *ti)
 			cipher_driver_is_hw(ti->encryption.driver);
 }
 
-static int setup_one(struct run_ctx *ctx, const char *kind, bool baseline)
+/* What was found under a user's folder, in one line. */
+static void say_detected(const struct target *t)
 {
-	const struct target_kind *k = target_find(kind);
+	const struct target_info *ti = &t->info;
+	char chain[DETAIL_LEN] = "";
+	size_t n = 0;
+
+	for (int i = 0; i < ti->nr_devices && n < sizeof(chain); i++)
+		n += snprintf(chain + n, sizeof(chain) - n, "%s%s (%s)",
+			      i ? ", " : " on ", ti->devices[i].name,
+			      ti->devices[i].role);
+	say("[%s] %s: %s%s; encryption: %s%s%s; %s\n", ti->name, ti->path,
+	    ti->fs, chain, ti->encrypted ? ti->encryption.scheme : "none",
+	    ti->encrypted ? " " : "",
+	    ti->encrypted ? ti->encryption.contents_cipher : "",
+	    ti->verification);
+}
+
+static int setup_one(struct run_ctx *ctx, const char *name, const char *path,
+		     bool baseline)
+{
+	const struct target_kind *k = path ? &user_target : target_find(name);
 	struct capabilities *caps = &ctx->r->meta.caps;
 	struct target *t = &ctx->targets[ctx->nr_targets];
 	struct target_config tc = {
-		.name = kind,
+		.name = name,
 		.scratch = ctx->scratch,
 		.fs_bytes = target_fs_bytes(ctx->cfg),
+		.path = path,
 		.luks = ctx->cfg->luks,
 		.zfs = ctx->cfg->zfs,
 		.stop = &workload_stop,
@@ -95,22 +119,25 @@ static int setup_one(struct run_ctx *ctx, const char *kind, bool baseline)
 		struct skipped_target *s =
 			&ctx->r->skipped[ctx->r->nr_skipped++];
 
-		snprintf(s->kind, sizeof(s->kind), "%s", kind);
+		snprintf(s->kind, sizeof(s->kind), "%s", name);
 		snprintf(s->reason, sizeof(s->reason), "%s", why);
-		say("[%s] skipped: %s\n", kind, why);
+		say("[%s] skipped: %s\n", name, why);
 		return 0;
 	}
 	if (why) {
 		say("encbench-trace: target %s is not available here: %s\n",
-		    kind, why);
+		    name, why);
 		return baseline ? -ENODEV : 0;
 	}
-	progress_stage("setup", kind, NULL);
+	progress_stage("setup", name, NULL);
 	memset(t, 0, sizeof(*t));
 	t->kind = k;
-	snprintf(t->info.name, NAME_LEN, "%s", kind);
+	snprintf(t->info.name, NAME_LEN, "%s", name);
 	ctx->nr_targets++; /* from here on teardown covers it */
-	say("[%s] setting up: %s\n", kind, k->help);
+	if (path)
+		say("[%s] detecting the storage stack of %s\n", name, path);
+	else
+		say("[%s] setting up: %s\n", name, k->help);
 	err = target_setup(t, &tc);
 	if (!err && !workload_stop)
 		err = target_verify(t);
@@ -118,7 +145,7 @@ static int setup_one(struct run_ctx *ctx, const char *kind, bool baseline)
 		if (!workload_stop && err != -EINVAL)
 			say("encbench-trace: target %s could not be set up "
 			    "(%s)%s\n",
-			    kind, strerror(-err),
+			    name, strerror(-err),
 			    baseline ? "" : "; going on without it");
 		target_teardown(t);
 		ctx->nr_targets--;
@@ -126,12 +153,15 @@ static int setup_one(struct run_ctx *ctx, const char *kind, bool baseline)
 			return err; /* the user's options were refused */
 		return baseline || workload_stop ? -EIO : 0;
 	}
-	if (t->info.encrypted) {
+	if (t->info.encrypted)
 		fill_driver(caps, &t->info);
+	if (k->detected) {
+		say_detected(t);
+	} else if (t->info.encrypted) {
 		low = &t->info.devices[t->info.nr_devices - 1];
 		say("[%s] verified: data on /dev/%s is ciphertext; %s runs on "
 		    "%s (%s)\n",
-		    kind, low->name, t->info.encryption.contents_cipher,
+		    name, low->name, t->info.encryption.contents_cipher,
 		    t->info.encryption.driver[0] ? t->info.encryption.driver
 						 : "unknown driver",
 		    t->info.encryption.hw_accel ? "hardware AES"
@@ -142,8 +172,32 @@ static int setup_one(struct run_ctx *ctx, const char *kind, bool baseline)
 
 int run_setup_targets(struct run_ctx *ctx)
 {
-	for (int i = 0; i < ctx->cfg->nr_targets; i++) {
-		int err = setup_one(ctx, ctx->cfg->targets[i], i == 0);
+	const struct run_config *cfg = ctx->cfg;
+	const char *names[MAX_TARGETS], *paths[MAX_TARGETS];
+	int n = 0;
+
+	for (int i = 0; i < cfg->nr_targets && n < MAX_TARGETS; i++, n++) {
+		names[n] = cfg->targets[i];
+		paths[n] = NULL;
+	}
+	for (int i = 0; i < cfg->nr_user_targets && n < MAX_TARGETS; i++, n++) {
+		names[n] = cfg->user_names[i];
+		paths[n] = cfg->user_paths[i];
+	}
+	/* The reports compare every target with the first: --baseline's
+	 * goes there, the others keep their order. */
+	for (int i = 1; i < n && cfg->baseline[0]; i++) {
+		const char *name = names[i], *path = paths[i];
+
+		if (strcmp(name, cfg->baseline))
+			continue;
+		memmove(&names[1], &names[0], i * sizeof(names[0]));
+		memmove(&paths[1], &paths[0], i * sizeof(paths[0]));
+		names[0] = name;
+		paths[0] = path;
+	}
+	for (int i = 0; i < n; i++) {
+		int err = setup_one(ctx, names[i], paths[i], i == 0);
 
 		if (err)
 			return err == -EINVAL ? 2 : 1;

@@ -89,7 +89,8 @@ static int apply_preset(struct run_config *cfg)
 				p->name);
 		cfg->nr_workloads = n;
 	}
-	if (!cfg->targets_given) {
+	/* Folders of the user's own (--target) replace the preset's. */
+	if (!cfg->targets_given && !cfg->nr_user_targets) {
 		n = known_list(p->targets, cfg->targets, MAX_TARGETS,
 			       target_known, "target");
 		if (n)

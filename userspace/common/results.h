@@ -13,21 +13,22 @@
 
 #include "../../bpf/attrib.h"
 
-#define NAME_LEN      64
-#define PATH_LEN      4096
-#define DETAIL_LEN    256
-#define MAX_TARGETS   8
-#define MAX_WORKLOADS 16
-#define MAX_METRICS   64 /* fio: 6 per rw x block size */
-#define MAX_SAMPLES   1024
-#define MAX_RAW_RUNS  256 /* per-run rusage kept (run.log's raw section) */
-#define MAX_DEVICES   8
-#define MAX_RESULTS   1024
-#define MAX_ATTRIB    (MAX_TARGETS * MAX_WORKLOADS * NR_OPS)
-#define MAX_CIPHERS   8
-#define MAX_EVIDENCE  10
-#define MAX_NOTES     8
-#define MAX_PARAMS    24
+#define NAME_LEN	 64
+#define PATH_LEN	 4096
+#define DETAIL_LEN	 256
+#define MAX_TARGETS	 8
+#define MAX_WORKLOADS	 16
+#define MAX_METRICS	 64 /* fio: 6 per rw x block size */
+#define MAX_SAMPLES	 1024
+#define MAX_RAW_RUNS	 256 /* per-run rusage kept (run.log's raw section) */
+#define MAX_DEVICES	 8
+#define MAX_RESULTS	 1024
+#define MAX_ATTRIB	 (MAX_TARGETS * MAX_WORKLOADS * NR_OPS)
+#define MAX_CIPHERS	 8
+#define MAX_EVIDENCE	 10
+#define MAX_NOTES	 8
+#define MAX_PARAMS	 24
+#define MAX_USER_TARGETS 4 /* --target NAME=PATH */
 
 /* A capability: does it work here, and the one-line reason either way. */
 struct cap {
@@ -99,6 +100,10 @@ struct target_info {
 		bool hw_accel;
 	} encryption;
 	bool verified_encrypted;
+	/* What the verification saw: "ciphertext on /dev/X", "plaintext on
+	 * /dev/X", or "not verified: <why>"; "" if it was not made. */
+	char verification[DETAIL_LEN];
+	char path[PATH_LEN]; /* user targets: the folder given, else "" */
 	struct zfs_info zfs;
 	int nr_notes;
 	char notes[MAX_NOTES][DETAIL_LEN]; /* caveats the output must state */
@@ -294,6 +299,11 @@ struct run_options {
 	char workloads[MAX_WORKLOADS][NAME_LEN];
 	char luks_cipher[NAME_LEN];
 	int luks_key_bits, luks_sector_size;
+	/* --target NAME=PATH and --baseline ("" when not given). */
+	int nr_user_targets;
+	char user_names[MAX_USER_TARGETS][NAME_LEN];
+	char user_paths[MAX_USER_TARGETS][PATH_LEN];
+	char baseline[NAME_LEN];
 };
 
 struct run_meta {

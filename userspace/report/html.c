@@ -306,6 +306,7 @@ static void write_target(FILE *out, const struct target_info *t, bool base)
 	else
 		snprintf(buf, sizeof(buf), "none");
 	tag(out, "td", buf);
+	tag(out, "td", t->verification);
 	fputs("</tr>\n", out);
 }
 
@@ -358,7 +359,7 @@ static void write_run_params(FILE *out, const struct results *r, bool multi)
 		fputs("</tr>\n", out);
 	}
 	fputs("</table>\n<table>\n<tr><th>target</th><th>kind</th><th>fs</th>"
-	      "<th>devices</th><th>encryption</th></tr>\n",
+	      "<th>devices</th><th>encryption</th><th>verification</th></tr>\n",
 	      out);
 	for (int t = 0; t < r->nr_targets && t < MAX_TARGETS; t++)
 		write_target(out, &r->targets[t], t == 0);

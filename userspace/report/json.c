@@ -66,6 +66,18 @@ struct json_object *jdouble_array(const double *d, int n)
 	return built(a, err);
 }
 
+/* --target NAME=PATH as {"NAME": "PATH", ...}. */
+static struct json_object *user_targets_json(const struct run_options *r)
+{
+	struct json_object *o = json_object_new_object();
+	int err = 0;
+
+	for (int i = 0; o && i < clamp_n(r->nr_user_targets, MAX_USER_TARGETS);
+	     i++)
+		err |= jadd_str(o, r->user_names[i], r->user_paths[i]);
+	return built(o, err);
+}
+
 struct json_object *report_options_json(const struct run_options *r)
 {
 	struct json_object *o = json_object_new_object();
@@ -99,6 +111,10 @@ struct json_object *report_options_json(const struct run_options *r)
 	err |= jadd(o, "workloads",
 		    str_rows(r->workloads[0], NAME_LEN,
 			     clamp_n(r->nr_workloads, MAX_WORKLOADS)));
+	if (r->nr_user_targets > 0)
+		err |= jadd(o, "user_targets", user_targets_json(r));
+	if (r->baseline[0])
+		err |= jadd_str(o, "baseline", r->baseline);
 	return built(o, err);
 }
 
@@ -222,6 +238,9 @@ static struct json_object *target_json(const void *item)
 	else
 		err |= json_object_object_add(o, "encryption", NULL) ? -1 : 0;
 	err |= jadd_bool(o, "verified_encrypted", t->verified_encrypted);
+	err |= jadd_str(o, "verification", t->verification);
+	if (t->path[0])
+		err |= jadd_str(o, "path", t->path);
 	if (t->zfs.dataset[0])
 		err |= jadd(o, "zfs", zfs_json(&t->zfs));
 	err |= jadd(o, "notes",

@@ -80,6 +80,31 @@ static void read_strs(int *err, struct json_object *o, const char *key, int max,
 	read_str_rows(err, o, key, max, dst[0], DETAIL_LEN, count);
 }
 
+/* --target NAME=PATH, written as {"NAME": "PATH", ...}. */
+static void user_targets_from(int *err, struct json_object *u,
+			      struct run_options *r)
+{
+	if (!u)
+		return;
+	jctx_push("user_targets", -1);
+	json_object_object_foreach(u, name, path)
+	{
+		int i = r->nr_user_targets;
+
+		(void)path;
+		if (i >= MAX_USER_TARGETS || strlen(name) >= NAME_LEN) {
+			jget_fail(err, -E2BIG, name,
+				  "is one target too many, or its name is "
+				  "too long");
+			break;
+		}
+		snprintf(r->user_names[i], NAME_LEN, "%s", name);
+		jget_str(err, u, name, r->user_paths[i], PATH_LEN);
+		r->nr_user_targets++;
+	}
+	jctx_pop();
+}
+
 /*
  * meta.options, the writer's report_options_json inverse. "scale",
  * "preset", the --runs auto members and the luks ones are optional:
@@ -129,6 +154,10 @@ static void options_from(int *err, struct json_object *meta,
 		jget_int(err, o, "luks_key_bits", &r->luks_key_bits);
 		jget_int(err, o, "luks_sector_size", &r->luks_sector_size);
 	}
+	if (jhas(o, "user_targets"))
+		user_targets_from(err, jget_object(err, o, "user_targets"), r);
+	if (jhas(o, "baseline"))
+		jget_str(err, o, "baseline", r->baseline, sizeof(r->baseline));
 	jctx_pop();
 }
 
@@ -237,6 +266,13 @@ static void target_from(int *err, struct json_object *o, void *item)
 		encryption_from(err, enc, t);
 	jctx_pop();
 	jget_bool(err, o, "verified_encrypted", &t->verified_encrypted);
+	/* Absent from runs before they were recorded; path only for user
+	 * targets. */
+	if (jhas(o, "verification"))
+		jget_str(err, o, "verification", t->verification,
+			 sizeof(t->verification));
+	if (jhas(o, "path"))
+		jget_str(err, o, "path", t->path, sizeof(t->path));
 	/* Absent: not a ZFS dataset. */
 	if (json_object_object_get_ex(o, "zfs", &zfs) && zfs)
 		zfs_from(err, zfs, &t->zfs);

@@ -385,6 +385,9 @@ void report_print_target(FILE *out, const struct target_info *t, bool baseline,
 {
 	fprintf(out, "  %s%s: %s, %s on %s\n", t->name,
 		baseline ? " (baseline)" : "", t->kind, t->fs, t->mount);
+	if (t->path[0])
+		fprintf(out, "    your folder %s (its stack detected)\n",
+			t->path);
 	if (t->dir[0] && strcmp(t->dir, t->mount))
 		fprintf(out, "    files in %s\n", t->dir);
 	fprintf(out, "    devices:");
@@ -413,6 +416,8 @@ void report_print_target(FILE *out, const struct target_info *t, bool baseline,
 			t->encryption.hw_accel ? "yes" : "no",
 			t->verified_encrypted ? "yes" : "no");
 	}
+	if (t->verification[0])
+		fprintf(out, "    verification: %s\n", t->verification);
 	for (int i = 0; notes && i < t->nr_notes && i < MAX_NOTES; i++)
 		fprintf(out, "    note: %s\n", t->notes[i]);
 }

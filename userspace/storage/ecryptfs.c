@@ -7,7 +7,9 @@
  * (include/linux/ecryptfs.h), to the process keyring only, so it goes with
  * the process whatever happens; teardown invalidates it after unmounting.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <linux/keyctl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -175,18 +177,67 @@ static void ecryptfs_describe(const struct stack_layer *l,
 	ti->encryption.key_bits = 256;
 }
 
-/* File names are not encrypted: the lower file has the same name. */
+/* The entry of folder `dir` with inode number ino, into name. */
+static int entry_by_inode(const char *dir, ino_t ino, char *name, size_t len)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int err = -ENOENT;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		if (e->d_ino == ino) {
+			snprintf(name, len, "%s", e->d_name);
+			err = 0;
+			break;
+		}
+	closedir(d);
+	return err;
+}
+
+/*
+ * An eCryptfs inode has its lower inode's number (ecryptfs_inode_set), so
+ * each component of the path leads to its lower entry by inode: this
+ * works with encrypted file names (ecryptfs_fnek_sig) too, where the
+ * lower name is not the upper one.
+ */
+int ecryptfs_lower_file(const char *upper, const char *lower,
+			struct verify_loc *loc)
+{
+	char up[PATH_LEN], low[PATH_LEN], name[NAME_MAX + 1];
+	const char *rest;
+	size_t n = strlen(upper);
+	struct stat st;
+	int err;
+
+	if (strncmp(loc->path, upper, n) || loc->path[n] != '/')
+		return -ENOENT;
+	snprintf(up, sizeof(up), "%s", upper);
+	snprintf(low, sizeof(low), "%s", lower);
+	for (rest = loc->path + n + 1; *rest;) {
+		size_t c = strcspn(rest, "/");
+		size_t u = strlen(up), l = strlen(low);
+
+		snprintf(up + u, sizeof(up) - u, "/%.*s", (int)c, rest);
+		if (stat(up, &st) < 0)
+			return -errno;
+		err = entry_by_inode(low, st.st_ino, name, sizeof(name));
+		if (err)
+			return err;
+		snprintf(low + l, sizeof(low) - l, "/%s", name);
+		rest += c;
+		rest += *rest == '/';
+	}
+	snprintf(loc->path, sizeof(loc->path), "%s", low);
+	return 0;
+}
+
 static int ecryptfs_locate(const struct stack_layer *l, struct verify_loc *loc)
 {
 	const struct ecryptfs_priv *p = l->priv;
-	size_t n = strlen(p->mnt);
-	char lower[PATH_LEN];
 
-	if (strncmp(loc->path, p->mnt, n) || loc->path[n] != '/')
-		return -ENOENT;
-	snprintf(lower, sizeof(lower), "%s%s", p->lower, loc->path + n);
-	snprintf(loc->path, sizeof(loc->path), "%s", lower);
-	return 0;
+	return ecryptfs_lower_file(p->mnt, p->lower, loc);
 }
 
 static void ecryptfs_teardown(struct stack_layer *l)

@@ -102,9 +102,8 @@ static void ext4_describe(const struct stack_layer *l, struct target_info *ti)
 }
 
 /* FIEMAP: where the file's first extent is on the device below. */
-static int ext4_locate(const struct stack_layer *l, struct verify_loc *loc)
+int fiemap_locate(const char *dev, struct verify_loc *loc)
 {
-	const struct ext4_priv *p = l->priv;
 	struct {
 		struct fiemap fm;
 		struct fiemap_extent ext[1];
@@ -125,11 +124,18 @@ static int ext4_locate(const struct stack_layer *l, struct verify_loc *loc)
 	close(fd);
 	if (err)
 		return err;
-	snprintf(loc->dev, sizeof(loc->dev), "%s", p->dev);
+	snprintf(loc->dev, sizeof(loc->dev), "%s", dev);
 	loc->offset = m.ext[0].fe_physical;
 	if (m.ext[0].fe_length < loc->length)
 		loc->length = m.ext[0].fe_length;
 	return 0;
+}
+
+static int ext4_locate(const struct stack_layer *l, struct verify_loc *loc)
+{
+	const struct ext4_priv *p = l->priv;
+
+	return fiemap_locate(p->dev, loc);
 }
 
 static void ext4_teardown(struct stack_layer *l)

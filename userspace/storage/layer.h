@@ -36,6 +36,9 @@ struct verify_loc {
 	 * the file at path when dev is "": read it all (ZFS, which has no
 	 * FIEMAP, may put a block anywhere on its vdev, a file). */
 	bool scan;
+	/* Why the data cannot be followed further, when a locate hook
+	 * fails for a reason errno does not say. */
+	char why[DETAIL_LEN];
 };
 
 struct layer_env {
@@ -81,6 +84,15 @@ extern const struct layer_ops fscrypt_layer;
 extern const struct layer_ops dmcrypt_layer;
 extern const struct layer_ops zpool_layer;
 extern const struct layer_ops zfs_dataset_layer;
+extern const struct layer_ops user_layer;
+
+/* Locate hooks' steps, shared with the user kind (user.c), which follows
+ * a detected stack the same way: FIEMAP of loc->path, moved to `dev`
+ * (ext4.c); an eCryptfs file at loc->path, under the mount `upper`, moved
+ * to its lower file under `lower` (ecryptfs.c). 0 or negative errno. */
+int fiemap_locate(const char *dev, struct verify_loc *loc);
+int ecryptfs_lower_file(const char *upper, const char *lower,
+			struct verify_loc *loc);
 
 /* Shared helpers (layer.c). Each returns 0 or negative errno. */
 int layer_add_device(struct target_info *ti, const char *devname,

@@ -55,7 +55,8 @@ static void describe(struct target *t)
 			 "fs");
 	snprintf(ti->dir, sizeof(ti->dir), "%s", top->exposed.dir);
 	snprintf(ti->mount, sizeof(ti->mount), "%s", top->exposed.mnt);
-	ti->encrypted = t->kind->encrypted;
+	if (!t->kind->detected)
+		ti->encrypted = t->kind->encrypted;
 }
 
 int target_setup(struct target *t, const struct target_config *cfg)
@@ -101,10 +102,24 @@ int target_verify(struct target *t)
 {
 	int r = verify_plaintext_on_device(t);
 
+	if (t->kind->detected) {
+		t->info.verified_encrypted = r == 0;
+		return 0;
+	}
 	if (r < 0)
 		return r;
 	t->info.verified_encrypted = t->kind->encrypted && r == 0;
 	return (r == 0) == t->kind->encrypted ? 0 : -EIO;
+}
+
+const char *target_no_direct_io(const struct target *t)
+{
+	if (!t->kind)
+		return NULL;
+	/* A detected eCryptfs folder is as O_DIRECT-less as a built one. */
+	if (t->kind->detected && !strcmp(t->info.fs, "ecryptfs"))
+		return ecryptfs_target.no_direct_io;
+	return t->kind->no_direct_io;
 }
 
 /* May hold key material: wipe before freeing. */

@@ -58,6 +58,10 @@ struct target_kind {
 	/* The kind this one is compared with when both are in a run (the
 	 * same stack without encryption), or NULL: the run's first target. */
 	const char *baseline;
+	/* Not built but found (user.c): what its layers describe, the
+	 * encryption included, is what was detected, and the verification
+	 * reports what it saw instead of failing the target. */
+	bool detected;
 };
 
 struct target {
@@ -66,6 +70,10 @@ struct target {
 	int nr_layers; /* set up or being set up: teardown covers these */
 	struct stack_layer layers[MAX_LAYERS];
 };
+
+/* The folders a user names (--target NAME=PATH): not in the table of
+ * kinds a run builds. */
+extern const struct target_kind user_target;
 
 const struct target_kind *target_find(const char *kind);
 const struct target_kind *const *target_list(void);
@@ -76,8 +84,15 @@ const struct target_kind *const *target_list(void);
  * that cfg->stop was set. */
 int target_setup(struct target *t, const struct target_config *cfg);
 /* Confirm the data is ciphertext on the lowest device (or plaintext, for
- * an unencrypted kind); sets info.verified_encrypted. */
+ * an unencrypted kind); sets info.verified_encrypted and
+ * info.verification. A detected kind's check only reports: 0 whatever
+ * it found, or could not find. */
 int target_verify(struct target *t);
+/* Why O_DIRECT cannot work on t, or NULL. */
+const char *target_no_direct_io(const struct target *t);
+/* Can `path` be a user target (a writable folder on a block device or a
+ * ZFS dataset)? 0, or negative errno with why filled (user.c). */
+int user_target_check(const char *path, char *why, size_t len);
 /* Undo the layers, top first. Safe on a half-built target. */
 void target_teardown(struct target *t);
 /* Leave what the layers made up (`setup`: the state file has it for

@@ -91,6 +91,28 @@ static int scan_device(int dfd, const struct verify_loc *loc,
 	return 0;
 }
 
+/* Into the target's description; an error is printed too, but on a
+ * detected stack "not verified" is a finding, said with the target. */
+static void say_what_was_seen(struct target *t, int r, const char *dev,
+			      const char *why)
+{
+	char *v = t->info.verification;
+	size_t len = sizeof(t->info.verification);
+
+	if (r == 1)
+		snprintf(v, len, "plaintext on %s", dev);
+	else if (r == 0)
+		snprintf(v, len, "ciphertext on %s", dev);
+	else if (why[0])
+		snprintf(v, len, "not verified: %s", why);
+	else
+		snprintf(v, len, "not verified: %s on %s", strerror(-r), dev);
+	if (r < 0 && !t->kind->detected)
+		fprintf(stderr,
+			"encbench-trace: cannot verify encryption of %s: %s\n",
+			t->info.name, v + strlen("not verified: "));
+}
+
 int verify_plaintext_on_device(struct target *t)
 {
 	char path[PATH_LEN + 32], dev[NAME_LEN + 8] = "?";
@@ -127,13 +149,20 @@ int verify_plaintext_on_device(struct target *t)
 	snprintf(dev, sizeof(dev), "/dev/%s", loc.dev);
 	/* O_DIRECT: the page cache of the block device may hold stale
 	 * blocks from mkfs; we want what is on the medium. */
-	loc.length &= ~(uint64_t)(BLK - 1);
 	errno = 0;
 	dfd = open(dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
 	if (dfd >= 0 && loc.scan) {
 		err = scan_device(dfd, &loc, data, raw);
 		goto cleanup;
 	}
+	/* Block aligned, as O_DIRECT wants (a filesystem of 1 KiB blocks
+	 * may put the file anywhere): the probe is searched for anywhere in
+	 * what is read. */
+	loc.length += loc.offset & (BLK - 1);
+	loc.offset &= ~(uint64_t)(BLK - 1);
+	if (loc.length > RAW_BYTES)
+		loc.length = RAW_BYTES;
+	loc.length &= ~(uint64_t)(BLK - 1);
 	if (dfd < 0 || (n = pread(dfd, raw, loc.length, loc.offset)) < BLK) {
 		err = -errno ?: -EIO;
 		goto cleanup;
@@ -149,11 +178,7 @@ int verify_plaintext_on_device(struct target *t)
 		err = 0;
 	}
 cleanup:
-	if (err < 0)
-		fprintf(stderr,
-			"encbench-trace: cannot verify encryption of "
-			"%s on %s: %s\n",
-			t->info.name, dev, strerror(-err));
+	say_what_was_seen(t, err, dev, loc.why);
 	unlink(path);
 	free(data);
 	free(raw);

@@ -7,11 +7,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "detect.h"
 #include "layer.h"
 #include "zfs.h"
 
@@ -87,43 +87,16 @@ int zfs_dataset_info(const char *dataset, struct zfs_info *z)
 	return 0;
 }
 
-/* Fields of one /proc/self/mountinfo line: mount point and, after the
- * " - " separator, fs type and source (octal escapes left as they are:
- * dataset names and our paths have no spaces). */
 int zfs_dataset_of(const char *dir, char *buf, size_t len)
 {
-	char line[4096], mnt[PATH_MAX], type[64], src[1024], best[PATH_MAX];
-	char real[PATH_MAX];
-	size_t best_len = 0;
-	FILE *f;
+	struct mount_entry m;
+	int err = mount_of(dir, &m);
 
-	if (!realpath(dir, real))
-		return -errno;
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return -errno;
-	buf[0] = best[0] = '\0';
-	while (fgets(line, sizeof(line), f)) {
-		const char *sep = strstr(line, " - ");
-		size_t n;
-
-		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
-		    sscanf(sep + 3, "%63s %1023s", type, src) != 2)
-			continue;
-		n = strlen(mnt);
-		/* The deepest mount containing dir decides. */
-		if (strncmp(real, mnt, n) ||
-		    (real[n] != '/' && real[n] != '\0' && n > 1) ||
-		    n < best_len)
-			continue;
-		best_len = n;
-		snprintf(best, sizeof(best), "%s",
-			 !strcmp(type, "zfs") ? src : "");
-	}
-	fclose(f);
-	if (!best[0])
+	if (err)
+		return err;
+	if (strcmp(m.type, "zfs"))
 		return -ENOENT;
-	snprintf(buf, len, "%s", best);
+	snprintf(buf, len, "%s", m.source);
 	return 0;
 }
 

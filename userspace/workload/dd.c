@@ -121,7 +121,7 @@ cleanup:
 static const char *dd_not_applicable(const struct target *t, const void *p)
 {
 	(void)p;
-	return t->kind ? t->kind->no_direct_io : NULL;
+	return target_no_direct_io(t);
 }
 
 static const char *dd_caveat(const struct target *t, const void *p)
