@@ -45,6 +45,7 @@ pkgs=(
     libcmocka-dev     # tests/vm guest test programs
     libjson-c-dev
     pkg-config
+    cryptsetup-bin    # test_vm_user makes a LUKS2 mount as a user would
 )
 
 here=$(dirname "$(readlink -f "$0")")
