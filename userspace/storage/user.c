@@ -119,8 +119,9 @@ static int follow_devices(const struct detected_stack *st,
 		}
 		if (i != st->crypt_index) {
 			snprintf(loc->why, sizeof(loc->why),
-				 "the mapping of %s (%s) is not followed",
-				 st->devices[i].name, st->devices[i].role);
+				 "how %s maps its data onto the device below "
+				 "is not followed (only dm-crypt's is)",
+				 st->devices[i].name);
 			return -EOPNOTSUPP;
 		}
 		loc->offset += st->crypt.data_offset;
