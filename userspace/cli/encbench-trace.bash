@@ -115,8 +115,8 @@ _encbench_trace()
 	case $cmd in
 	run)
 		COMPREPLY=($(compgen -W "--size --runs --targets --target
-			--baseline --workloads --output --scratch --no-trace --no-drop-caches
-			--luks-cipher --luks-key-size --luks-sector-size
+			--baseline --workloads --output --scratch --no-trace
+			--no-drop-caches --luks-cipher --luks-key-size --luks-sector-size
 			--luks-flags --zfs-encryption --zfs-keyformat
 			--zfs-compression --quiet --html --prometheus --timeline
 			--json --preset --scale --stable --min-runs --max-runs --help
