@@ -175,7 +175,7 @@ static void test_dd_on_fscrypt(void **state)
 	struct target_config tc = {.name = "fscrypt", .fs_bytes = 128 << 20};
 	char out[PATH_MAX], file[PATH_MAX], inf[PATH_MAX + 8];
 	char path[PATH_MAX + 16];
-	struct json_object *doc, *ns, *w;
+	struct json_object *doc, *ns, *w, *tj, *enc;
 	static struct target t;
 	double crypto;
 	(void)state;
@@ -203,6 +203,18 @@ static void test_dd_on_fscrypt(void **state)
 	snprintf(path, sizeof(path), "%s/results.json", out);
 	doc = json_object_from_file(path);
 	assert_non_null(doc);
+	/* The stack under the path, detected as for `run --target`: the
+	 * target's loop device and its fscrypt policy, with its driver. */
+	tj = json_object_array_get_idx(get(doc, "targets"), 0);
+	enc = get(tj, "encryption");
+	assert_string_equal(json_object_get_string(get(enc, "scheme")),
+			    "fscrypt v2 policy");
+	assert_true(strlen(json_object_get_string(get(enc, "driver"))) > 0);
+	assert_string_equal(
+		json_object_get_string(
+			get(json_object_array_get_idx(get(tj, "devices"), 0),
+			    "name")),
+		t.info.devices[0].name);
 	w = get(attrib_of(doc, "trace", "read"), "wait");
 	ns = get(w, "ns");
 	crypto = (double)json_object_get_uint64(get(ns, "crypt")) +

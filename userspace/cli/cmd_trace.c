@@ -7,7 +7,6 @@
  * descendants, of a cgroup v2's tasks, or of CMD, whose exit status is
  * passed through. Ctrl-C ends the trace and prints what was gathered.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -28,6 +27,7 @@
 #include "outdir.h"
 #include "../probe/probe.h"
 #include "../report/report.h"
+#include "../storage/detect.h"
 #include "../trace/trace.h"
 
 #define TRACE_BAD(...) CMD_BAD("trace", __VA_ARGS__)
@@ -56,6 +56,7 @@ struct trace_cmd {
 	bool json, quiet;
 	char **cmd; /* after "--", NULL-terminated; NULL if none */
 	struct trace_filter f;
+	struct detected_stack st; /* what PATH or DEV is on */
 	struct output_dir out;
 	char what[NAME_LEN]; /* the workload's name in the report */
 };
@@ -68,70 +69,19 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static int add_dev(struct trace_filter *f, unsigned int ma, unsigned int mi)
-{
-	for (int i = 0; i < f->nr_devs; i++)
-		if (f->major[i] == ma && f->minor[i] == mi)
-			return 0;
-	if (f->nr_devs >= MAX_TARGET_DEVS)
-		return -E2BIG;
-	f->major[f->nr_devs] = ma;
-	f->minor[f->nr_devs++] = mi;
-	return 0;
-}
-
-/* ma:mi and, recursively, the devices below it (sysfs "slaves": dm,
- * md), and the whole disk of a partition. */
-static void add_stack(struct trace_filter *f, unsigned int ma, unsigned int mi,
-		      int depth)
-{
-	char path[PATH_MAX], buf[64];
-	unsigned int a, b;
-	FILE *fp;
-	struct dirent *e;
-	DIR *d;
-
-	if (depth > 8 || add_dev(f, ma, mi))
-		return;
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../dev", ma, mi);
-	fp = fopen(path, "re"); /* a partition's parent disk */
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition", ma, mi);
-	if (fp && access(path, F_OK) == 0 && fgets(buf, sizeof(buf), fp) &&
-	    sscanf(buf, "%u:%u", &a, &b) == 2)
-		add_dev(f, a, b);
-	if (fp)
-		fclose(fp);
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/slaves", ma, mi);
-	d = opendir(path);
-	while (d && (e = readdir(d))) {
-		char dev[PATH_MAX + 300];
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(dev, sizeof(dev), "%s/%s/dev", path, e->d_name);
-		fp = fopen(dev, "re");
-		if (fp && fgets(buf, sizeof(buf), fp) &&
-		    sscanf(buf, "%u:%u", &a, &b) == 2)
-			add_stack(f, a, b, depth + 1);
-		if (fp)
-			fclose(fp);
-	}
-	if (d)
-		closedir(d);
-}
-
+/* The devices to count: PATH's file system's stack, or DEV's, as
+ * detected for `run --target` (storage/detect.c). */
 static int parse_target(struct trace_cmd *c)
 {
+	char why[DETAIL_LEN];
 	unsigned int ma, mi;
 	struct stat st;
 
 	if (c->path) {
-		if (stat(c->path, &st) < 0)
-			TRACE_BAD("path '%s': %s", c->path, strerror(errno));
-		/* Major 0: anonymous devices (tmpfs, proc, overlay). */
-		if (!major(st.st_dev))
+		if (stack_detect(c->path, &c->st, why, sizeof(why)))
+			TRACE_BAD("path '%s': %s", c->path, why);
+		if (!c->st.nr_devices)
 			TRACE_BAD("path '%s' is on no block device", c->path);
-		add_stack(&c->f, major(st.st_dev), minor(st.st_dev), 0);
 	} else if (c->dev) {
 		if (sscanf(c->dev, "%u:%u", &ma, &mi) != 2) {
 			if (stat(c->dev, &st) < 0)
@@ -142,7 +92,13 @@ static int parse_target(struct trace_cmd *c)
 			ma = major(st.st_rdev);
 			mi = minor(st.st_rdev);
 		}
-		add_stack(&c->f, ma, mi, 0);
+		if (stack_detect_device(ma, mi, &c->st))
+			TRACE_BAD("device '%s': no block device %u:%u", c->dev,
+				  ma, mi);
+	}
+	for (int i = 0; i < c->st.nr_devices && i < MAX_TARGET_DEVS; i++) {
+		c->f.major[c->f.nr_devs] = c->st.devices[i].major;
+		c->f.minor[c->f.nr_devs++] = c->st.devices[i].minor;
 	}
 	return 0;
 }
@@ -373,13 +329,11 @@ static void fill_results(const struct trace_cmd *c, struct results *r,
 	snprintf(t->name, sizeof(t->name), "trace");
 	snprintf(t->kind, sizeof(t->kind), "user");
 	snprintf(t->dir, sizeof(t->dir), "%s", c->path ? c->path : c->dev);
-	for (int i = 0; i < c->f.nr_devs && i < MAX_DEVICES; i++) {
-		t->devices[i].major = c->f.major[i];
-		t->devices[i].minor = c->f.minor[i];
-		snprintf(t->devices[i].name, sizeof(t->devices[i].name),
-			 "%u:%u", c->f.major[i], c->f.minor[i]);
-		t->nr_devices++;
-	}
+	stack_describe(&c->st, t);
+	if (c->path)
+		snprintf(t->path, sizeof(t->path), "%s", c->st.path);
+	if (t->encrypted)
+		probe_target_driver(&r->meta.caps, t);
 	r->nr_workloads = 1;
 	snprintf(r->workloads[0].name, NAME_LEN, "%s", c->what);
 	r->workloads[0].params.n = 0; /* no parameters of ours */

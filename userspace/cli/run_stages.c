@@ -56,27 +56,6 @@ static void add_note(struct target_info *ti, const char *note)
 		snprintf(ti->notes[ti->nr_notes++], DETAIL_LEN, "%s", note);
 }
 
-/* Which kernel driver does this target's contents cipher run on? Read
- * after first use: templates appear in /proc/crypto only then. */
-static void fill_driver(struct capabilities *caps, struct target_info *ti)
-{
-	probe_ciphers(caps);
-	for (int i = 0; i < caps->nr_ciphers; i++) {
-		if (strcmp(caps->ciphers[i].name,
-			   ti->encryption.contents_cipher))
-			continue;
-		snprintf(ti->encryption.driver, NAME_LEN, "%s",
-			 caps->ciphers[i].driver);
-		ti->encryption.hw_accel = caps->ciphers[i].hw_accel;
-	}
-	/* A cipher the probe does not list (--luks-cipher): ask directly. */
-	if (!ti->encryption.driver[0] &&
-	    probe_cipher_driver(ti->encryption.contents_cipher,
-				ti->encryption.driver))
-		ti->encryption.hw_accel =
-			cipher_driver_is_hw(ti->encryption.driver);
-}
-
 /* What was found under a user's folder, in one line. */
 static void say_detected(const struct target *t)
 {
@@ -154,7 +133,7 @@ static int setup_one(struct run_ctx *ctx, const char *name, const char *path,
 		return baseline || workload_stop ? -EIO : 0;
 	}
 	if (t->info.encrypted)
-		fill_driver(caps, &t->info);
+		probe_target_driver(caps, &t->info);
 	if (k->detected) {
 		say_detected(t);
 	} else if (t->info.encrypted) {

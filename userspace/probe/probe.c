@@ -462,3 +462,22 @@ void probe_all(struct capabilities *caps)
 	probe_ciphers(caps);
 	trace_plan(caps, caps->layer_sources);
 }
+
+void probe_target_driver(struct capabilities *caps, struct target_info *ti)
+{
+	probe_ciphers(caps);
+	for (int i = 0; i < caps->nr_ciphers; i++) {
+		if (strcmp(caps->ciphers[i].name,
+			   ti->encryption.contents_cipher))
+			continue;
+		snprintf(ti->encryption.driver, NAME_LEN, "%s",
+			 caps->ciphers[i].driver);
+		ti->encryption.hw_accel = caps->ciphers[i].hw_accel;
+	}
+	/* A cipher the probe does not list (--luks-cipher): ask directly. */
+	if (!ti->encryption.driver[0] &&
+	    probe_cipher_driver(ti->encryption.contents_cipher,
+				ti->encryption.driver))
+		ti->encryption.hw_accel =
+			cipher_driver_is_hw(ti->encryption.driver);
+}

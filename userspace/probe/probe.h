@@ -25,6 +25,11 @@ bool probe_cipher_driver(const char *name, char *driver);
 /* Re-read /proc/crypto (cipher templates appear once first used). */
 void probe_ciphers(struct capabilities *caps);
 
+/* The driver serving a target's contents cipher, and whether it is
+ * hardware-accelerated, into ti->encryption (read after first use:
+ * templates appear in /proc/crypto only then). */
+void probe_target_driver(struct capabilities *caps, struct target_info *ti);
+
 /* Classify a /proc/crypto driver name: true when the innermost cipher is
  * a hardware-accelerated implementation (aesni, vaes, arm64 ce, ...). */
 bool cipher_driver_is_hw(const char *driver);

@@ -306,6 +306,17 @@ static int device_chain(struct detected_stack *s, const struct mount_entry *m)
 	return 0;
 }
 
+int stack_detect_device(unsigned int ma, unsigned int mi,
+			struct detected_stack *s)
+{
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->crypt_index = -1;
+	err = add_chain(s, ma, mi, 0);
+	return err < 0 ? err : 0;
+}
+
 int stack_detect(const char *dir, struct detected_stack *s, char *why,
 		 size_t len)
 {

@@ -66,6 +66,10 @@ struct detected_stack {
  * for "PATH: <why>") filled. */
 int stack_detect(const char *dir, struct detected_stack *s, char *why,
 		 size_t len);
+/* The devices from block device ma:mi down (`trace --dev`): 0 or
+ * negative errno. */
+int stack_detect_device(unsigned int ma, unsigned int mi,
+			struct detected_stack *s);
 /* Copy the stack into a target's description: fs, devices with their
  * role, encryption (the first of eCryptfs, fscrypt, dm-crypt, ZFS from the
  * top: the layer the data meets first). */
