@@ -34,6 +34,7 @@
 
 static char tmp[] = "/var/tmp/encbench-utest.XXXXXX";
 static char scratch[PATH_MAX], out[PATH_MAX], ids_file[PATH_MAX];
+static char state_dir_path[PATH_MAX];
 static const char *bin;
 static struct json_object *results;
 
@@ -160,7 +161,10 @@ static int setup(void **state)
 	snprintf(scratch, sizeof(scratch), "%s/scratch", tmp);
 	snprintf(out, sizeof(out), "%s/out", tmp);
 	snprintf(ids_file, sizeof(ids_file), "%s/bpf-ids", tmp);
+	snprintf(state_dir_path, sizeof(state_dir_path), "%s/state", tmp);
 	setenv("ENCBENCH_IDS_FILE", ids_file, 1);
+	/* State files of our own: other runs on the machine are not ours. */
+	setenv("ENCBENCH_STATE_DIR", state_dir_path, 1);
 	if (mkdir(scratch, 0755) || make_fs(&plainfs, NULL) ||
 	    make_fs(&cryptfs, "encrypt") || encrypt_dir(&cryptfs) ||
 	    put_keep(plainfs.dir) || put_keep(cryptfs.dir)) {
@@ -405,6 +409,41 @@ static void test_bad_input(void **state)
 	assert_int_equal(scratch_dirs_under(tmpfs), 0);
 }
 
+/* SIGKILL while the workload runs in the user's folder: the work folder
+ * stays, recorded; `teardown` removes it with what the workload left in
+ * it, and nothing else there. */
+static void test_sigkill_then_teardown(void **state)
+{
+	char t[PATH_MAX + 16], o[PATH_MAX], path[PATH_MAX + 8];
+	const char *argv[] = {bin,	    "run", "--size",	"16M",
+			      "--runs",	    "2",   "--scratch", scratch,
+			      "--output",   o,	   "--target",	t,
+			      "--no-trace", NULL};
+	const char *td[] = {bin, "teardown", NULL};
+	int status;
+	pid_t pid;
+	(void)state;
+
+	snprintf(t, sizeof(t), "mine=%s", plainfs.dir);
+	snprintf(o, sizeof(o), "%s/kill-out", tmp);
+	setenv("ENCBENCH_PAUSE_AT", "workload:mine:dd", 1);
+	pid = run_spawn(tmp, "kill", NULL, NULL, argv);
+	unsetenv("ENCBENCH_PAUSE_AT");
+	assert_int_equal(waitpid(pid, &status, WUNTRACED), pid);
+	if (!WIFSTOPPED(status))
+		fail_msg("never stopped in the workload: %s",
+			 run_output(tmp, "kill", "stderr"));
+	kill(pid, SIGKILL);
+	kill(pid, SIGCONT);
+	assert_int_equal(run_reap(pid), 128 + SIGKILL);
+	assert_int_equal(scratch_dirs_under(plainfs.dir), 1);
+	assert_int_equal(run_reap(run_spawn(tmp, "td", NULL, NULL, td)), 0);
+	assert_int_equal(scratch_dirs_under(plainfs.dir), 0);
+	snprintf(path, sizeof(path), "%s/keep", plainfs.dir);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(leftovers(scratch, NULL, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -414,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_traced_devices),
 		cmocka_unit_test(test_folders_untouched),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_sigkill_then_teardown),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -20,6 +20,7 @@
 
 #include "state.h"
 #include "state_undo.h"
+#include "target.h"
 
 int state_path_check(const struct state_rec *r, unsigned int *mode)
 {
@@ -70,6 +71,21 @@ static int dir_undo(const struct state_rec *r)
 	if (!S_ISDIR(mode))
 		return UNDO_NOT_OURS;
 	return rmdir(r->path) < 0 ? -errno : UNDO_REMOVED;
+}
+
+/* A user target's work folder (user.c) in the user's own folder: made
+ * by the run, so all that is in it is the run's workloads' files. */
+static int work_tree_undo(const struct state_rec *r)
+{
+	unsigned int mode;
+	int rc = state_path_check(r, &mode);
+
+	if (rc != UNDO_REMOVED)
+		return rc;
+	if (!S_ISDIR(mode))
+		return UNDO_NOT_OURS;
+	rc = user_work_remove(r->path);
+	return rc ? rc : UNDO_REMOVED;
 }
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
@@ -148,6 +164,7 @@ static const struct {
 } undo_table[] = {
 	{"scratch", dir_undo},
 	{"dir", dir_undo},
+	{"work-tree", work_tree_undo},
 	{"file", file_undo},
 	{"mount", mount_undo},
 	{"loop", loop_undo},

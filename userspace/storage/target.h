@@ -93,6 +93,10 @@ const char *target_no_direct_io(const struct target *t);
 /* Can `path` be a user target (a writable folder on a block device or a
  * ZFS dataset)? 0, or negative errno with why filled (user.c). */
 int user_target_check(const char *path, char *why, size_t len);
+/* Remove a user target's work folder and everything in it (all of it is
+ * ours: the folder did not exist before the run made it), never crossing
+ * into a mount: 0 once it is gone, or -ENOTEMPTY. */
+int user_work_remove(const char *path);
 /* Undo the layers, top first. Safe on a half-built target. */
 void target_teardown(struct target *t);
 /* Leave what the layers made up (`setup`: the state file has it for

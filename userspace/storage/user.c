@@ -15,11 +15,13 @@
 #include <unistd.h>
 
 #include "detect.h"
+#include "state.h"
 #include "target.h"
 
 struct user_priv {
 	struct detected_stack st;
 	char work[PATH_LEN]; /* ours: the subfolder, once made */
+	int work_rec;	     /* its state file record */
 };
 
 int user_target_check(const char *path, char *why, size_t len)
@@ -76,6 +78,12 @@ static int user_setup(struct stack_layer *l, const struct layer_env *env)
 			"folder in %s: %s\n",
 			env->name, p->st.path, strerror(errno));
 		return err;
+	}
+	/* Recorded at once: after a SIGKILL, `teardown` removes it. */
+	p->work_rec = state_add_path("work-tree", env->name, work);
+	if (p->work_rec < 0) {
+		rmdir(work);
+		return p->work_rec;
 	}
 	snprintf(p->work, sizeof(p->work), "%s", work);
 	snprintf(l->exposed.dir, sizeof(l->exposed.dir), "%s", work);
@@ -175,15 +183,20 @@ static int remove_entry(const char *path, const struct stat *sb, int flag,
 	return 0;
 }
 
-/* Everything in our subfolder is ours (it did not exist before us);
- * FTW_MOUNT: never into something mounted inside it meanwhile. */
+int user_work_remove(const char *path)
+{
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	return access(path, F_OK) == 0 ? -ENOTEMPTY : 0;
+}
+
 static void user_teardown(struct stack_layer *l)
 {
 	struct user_priv *p = l->priv;
 
 	if (!p->work[0])
 		return;
-	nftw(p->work, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	if (user_work_remove(p->work) == 0)
+		state_forget(p->work_rec);
 	p->work[0] = '\0';
 }
 
