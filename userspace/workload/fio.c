@@ -10,22 +10,20 @@
  * with json-c: MB/s and IOPS (higher is better), completion latency mean,
  * p50, p99 and p99.9.
  *
- * Engine: io_uring where the kernel allows it (the tracer times its
- * requests one by one), else psync (pread/pwrite, syscalls the tracer
- * sorts into ops; libaio's io_submit is not one of them). Phoronix used
- * POSIX AIO: --fio-engine posixaio.
+ * Engine: POSIX AIO, as Phoronix runs it: glibc serves it with helper
+ * threads doing pread/pwrite, syscalls the tracer sorts into ops.
+ * --fio-engine io_uring (requests timed one by one) and psync work too;
+ * libaio's io_submit is not an op the tracer sorts.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <linux/io_uring.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fio.h"
@@ -445,19 +443,6 @@ static int fio_check(const void *vp, char *why, size_t len)
 
 /* ---- parameters ---------------------------------------------------- */
 
-/* io_uring if the kernel lets this process set one up (it may be built
- * out, or refused by kernel.io_uring_disabled since v6.6), else psync. */
-static const char *default_engine(void)
-{
-	struct io_uring_params params = {0};
-	long fd = syscall(__NR_io_uring_setup, 1, &params);
-
-	if (fd < 0)
-		return "psync";
-	close((int)fd);
-	return "io_uring";
-}
-
 static void fio_defaults(void *vp)
 {
 	struct fio_params *p = vp;
@@ -468,7 +453,7 @@ static void fio_defaults(void *vp)
 				 .iodepth = 16};
 	for (int i = 0; fio_modes[i]; i++)
 		snprintf(p->rw[i], sizeof(p->rw[i]), "%s", fio_modes[i]);
-	snprintf(p->engine, sizeof(p->engine), "%s", default_engine());
+	snprintf(p->engine, sizeof(p->engine), "%s", "posixaio");
 }
 
 static void fio_common(void *vp, const struct workload_common *c)
@@ -684,7 +669,7 @@ static const struct workload_key fio_keys[] = {
 	{"size", "bytes of the file the jobs use (default 256M)"},
 	{"runtime", "each job's runtime (default 10 s)"},
 	{"iodepth", "I/Os in flight (default 16)"},
-	{"engine", "fio's ioengine (default io_uring if usable, else psync)"},
+	{"engine", "fio's ioengine (default posixaio, as Phoronix)"},
 	{"job", "a fio job file to run instead, in a folder on each target: "
 		"totals of its jobs"},
 	{0},
