@@ -399,13 +399,56 @@ static void test_bad_input(void **state)
 	expect_bad("No such file or directory", "--target", missing, NULL);
 	expect_bad("not a folder", "--target", file, NULL);
 	expect_bad("read-only", "--target", rot, NULL);
-	expect_bad("no block device", "--target", tmpt, NULL);
+	expect_bad("does not fit", "--target", tmpt, NULL); /* 1 MiB */
 	expect_bad("given twice", "--target", mine, "--target", other, NULL);
 	expect_bad("target kind", "--target", "plain=/tmp", NULL);
 	expect_bad("expected NAME=PATH", "--target", "mine", NULL);
 	expect_bad("not one of the targets", "--target", mine, "--baseline",
 		   "yours", NULL);
 	assert_int_equal(scratch_dirs_under(ro), 0);
+	assert_int_equal(scratch_dirs_under(tmpfs), 0);
+}
+
+/* A file system with no block device (the tmpfs of test_bad_input, made
+ * larger) runs: device layers "not applicable", not verified, and the
+ * syscall layer still timed. */
+static void test_no_block_device(void **state)
+{
+	char t[PATH_MAX + 8], o[PATH_MAX], path[PATH_MAX + 16];
+	const char *argv[] = {
+		bin, "run", "--scratch", scratch, "--output", o,    "--target",
+		t,   "-s",  "4M",	 "-n",	  "1",	      "-q", NULL};
+	struct json_object *doc, *tgt;
+	(void)state;
+
+	assert_true(tmpfs_mounted);
+	assert_int_equal(mount(NULL, tmpfs, NULL, MS_REMOUNT, "size=128m"), 0);
+	snprintf(t, sizeof(t), "t=%s", tmpfs);
+	snprintf(o, sizeof(o), "%s/tmpfs-out", tmp);
+	if (run_prog(argv))
+		fail_msg("run on tmpfs: %s", run_output(tmp, "run", "stderr"));
+	snprintf(path, sizeof(path), "%s/results.json", o);
+	doc = json_object_from_file(path);
+	assert_non_null(doc);
+	tgt = target_of(doc, "t");
+	assert_string_equal(str(tgt, "fs"), "tmpfs");
+	assert_string_equal(
+		str(tgt, "verification"),
+		"not verified: tmpfs has no block device to read raw");
+	for (const char *const *op =
+		     (const char *const[]){"read", "write", NULL};
+	     *op; op++) {
+		assert_string_equal(
+			str(layer_of(doc, "t", *op, "device"), "state"),
+			"not applicable");
+		assert_string_equal(
+			str(layer_of(doc, "t", *op, "blk-queue"), "state"),
+			"not applicable");
+		assert_true(json_object_get_int64(
+				    get(layer_of(doc, "t", *op, "syscall"),
+					"count")) > 0);
+	}
+	json_object_put(doc);
 	assert_int_equal(scratch_dirs_under(tmpfs), 0);
 }
 
@@ -453,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_traced_devices),
 		cmocka_unit_test(test_folders_untouched),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_no_block_device),
 		cmocka_unit_test(test_sigkill_then_teardown),
 	};
 

@@ -46,16 +46,9 @@ int user_target_check(const char *path, char *why, size_t len)
 					: "not writable");
 		return err;
 	}
-	err = stack_detect(path, &st, why, len);
-	if (err)
-		return err;
-	if (!st.nr_devices && !st.zfs.dataset[0]) {
-		snprintf(why, len,
-			 "on %s, which has no block device to benchmark",
-			 st.fs);
-		return -ENODEV;
-	}
-	return 0;
+	/* A file system with no block device (tmpfs, nfs, overlay) runs:
+	 * the tracer marks its device layers "not applicable". */
+	return stack_detect(path, &st, why, len);
 }
 
 static int user_setup(struct stack_layer *l, const struct layer_env *env)
@@ -150,6 +143,11 @@ static int user_locate(const struct stack_layer *l, struct verify_loc *loc)
 		snprintf(loc->why, sizeof(loc->why),
 			 "ZFS has no FIEMAP, and the pool's disks are not "
 			 "scanned");
+		return -EOPNOTSUPP;
+	}
+	if (!st->nr_devices) {
+		snprintf(loc->why, sizeof(loc->why),
+			 "%s has no block device to read raw", st->fs);
 		return -EOPNOTSUPP;
 	}
 	if (st->ecryptfs) {
