@@ -364,6 +364,39 @@ static void test_compilebench(void **state)
 	}
 }
 
+/* Every metric of every workload on both targets has its CPU summary
+ * (the Phoronix "CPU Usage (Summary)" rows): sampled, min <= avg <= max. */
+static void test_cpu_summary(void **state)
+{
+	static const char *const workloads[] = {"fio", "compilebench", "build"};
+	struct json_object *res = get(results, "results");
+	int seen[2][3] = {{0}};
+
+	(void)state;
+	for (size_t i = 0; i < json_object_array_length(res); i++) {
+		struct json_object *r = json_object_array_get_idx(res, i);
+		struct json_object *cpu = get(r, "cpu");
+		const char *w = json_object_get_string(get(r, "workload"));
+		const char *t = json_object_get_string(get(r, "target"));
+		double min = json_object_get_double(get(cpu, "min"));
+		double avg = json_object_get_double(get(cpu, "avg"));
+		double max = json_object_get_double(get(cpu, "max"));
+
+		assert_true(json_object_get_int(get(cpu, "samples")) >= 1);
+		assert_true(min >= 0 && min <= avg && avg <= max);
+		assert_true(max <= 100.0 + 1e-9);
+		for (int a = 0; a < 2; a++)
+			for (int b = 0; b < 3; b++)
+				seen[a][b] += !strcmp(t, targets[a]) &&
+					      !strcmp(w, workloads[b]);
+	}
+	for (int a = 0; a < 2; a++)
+		for (int b = 0; b < 3; b++)
+			if (!seen[a][b])
+				fail_msg("no %s metric on %s", workloads[b],
+					 targets[a]);
+}
+
 static void test_build(void **state)
 {
 	static const char *const fake[] = {
@@ -411,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_fio_job_file),
 		cmocka_unit_test(test_compilebench),
 		cmocka_unit_test(test_build),
+		cmocka_unit_test(test_cpu_summary),
 		cmocka_unit_test(test_nothing_left),
 	};
 
