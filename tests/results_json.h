@@ -37,6 +37,29 @@ static inline struct json_object *target_of(struct json_object *doc,
 	return NULL;
 }
 
+/* The result of (target, workload, metric) in results document doc;
+ * workload NULL: any workload's. Fails the test when there is none. */
+static inline struct json_object *result_of(struct json_object *doc,
+					    const char *target,
+					    const char *workload,
+					    const char *metric)
+{
+	struct json_object *res = get(doc, "results");
+
+	for (size_t i = 0; i < json_object_array_length(res); i++) {
+		struct json_object *r = json_object_array_get_idx(res, i);
+
+		if (!strcmp(json_object_get_string(get(r, "target")), target) &&
+		    (!workload ||
+		     !strcmp(json_object_get_string(get(r, "workload")),
+			     workload)) &&
+		    !strcmp(json_object_get_string(get(r, "metric")), metric))
+			return r;
+	}
+	fail_msg("no %s %s on %s", workload ? workload : "", metric, target);
+	return NULL;
+}
+
 /* The attribution entry for (target, op) in results document doc. */
 static inline struct json_object *attrib_of(struct json_object *doc,
 					    const char *target, const char *op)

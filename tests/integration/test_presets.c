@@ -77,25 +77,6 @@ static const char *option_str(struct json_object *doc, const char *k)
 	return json_object_get_string(get(get(get(doc, "meta"), "options"), k));
 }
 
-static struct json_object *result_of(struct json_object *doc,
-				     const char *target, const char *workload,
-				     const char *metric)
-{
-	struct json_object *res = get(doc, "results");
-
-	for (size_t i = 0; i < json_object_array_length(res); i++) {
-		struct json_object *r = json_object_array_get_idx(res, i);
-
-		if (!strcmp(json_object_get_string(get(r, "target")), target) &&
-		    !strcmp(json_object_get_string(get(r, "workload")),
-			    workload) &&
-		    !strcmp(json_object_get_string(get(r, "metric")), metric))
-			return r;
-	}
-	fail_msg("no %s %s on %s", workload, metric, target);
-	return NULL;
-}
-
 static size_t nr_samples(struct json_object *r)
 {
 	return json_object_array_length(get(r, "samples"));

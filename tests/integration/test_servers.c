@@ -107,24 +107,6 @@ static int teardown(void **state)
 	return remove_tree(tmp);
 }
 
-static struct json_object *result_of(const char *target, const char *metric,
-				     const char *workload)
-{
-	struct json_object *res = get(results, "results");
-
-	for (size_t i = 0; i < json_object_array_length(res); i++) {
-		struct json_object *r = json_object_array_get_idx(res, i);
-
-		if (!strcmp(json_object_get_string(get(r, "target")), target) &&
-		    !strcmp(json_object_get_string(get(r, "workload")),
-			    workload) &&
-		    !strcmp(json_object_get_string(get(r, "metric")), metric))
-			return r;
-	}
-	fail_msg("no %s %s on %s", workload, metric, target);
-	return NULL;
-}
-
 static double sample(struct json_object *r, size_t k)
 {
 	struct json_object *s = get(r, "samples");
@@ -156,11 +138,11 @@ static void test_pgbench_figures(void **state)
 	(void)state;
 	for (size_t t = 0; t < 2; t++) {
 		struct json_object *tps =
-			result_of(targets[t], "tps", "pgbench");
+			result_of(results, targets[t], "pgbench", "tps");
 		struct json_object *lat =
-			result_of(targets[t], "latency_ms", "pgbench");
-		struct json_object *txn =
-			result_of(targets[t], "transactions", "pgbench");
+			result_of(results, targets[t], "pgbench", "latency_ms");
+		struct json_object *txn = result_of(results, targets[t],
+						    "pgbench", "transactions");
 
 		assert_true(
 			json_object_get_boolean(get(tps, "higher_is_better")));
@@ -197,10 +179,10 @@ static void test_nginx_figures(void **state)
 
 	(void)state;
 	for (size_t t = 0; t < 2; t++) {
-		struct json_object *rps =
-			result_of(targets[t], "requests_per_s", "nginx");
+		struct json_object *rps = result_of(results, targets[t],
+						    "nginx", "requests_per_s");
 		struct json_object *req =
-			result_of(targets[t], "requests", "nginx");
+			result_of(results, targets[t], "nginx", "requests");
 
 		assert_true(
 			json_object_get_boolean(get(rps, "higher_is_better")));
@@ -253,8 +235,9 @@ static uint64_t syscalls(const char *workload, const char *op)
  */
 static void test_servers_traced(void **state)
 {
-	double requests = sample(result_of("plain", "requests", "nginx"), 0) +
-			  sample(result_of("plain", "requests", "nginx"), 1);
+	double requests =
+		sample(result_of(results, "plain", "nginx", "requests"), 0) +
+		sample(result_of(results, "plain", "nginx", "requests"), 1);
 
 	(void)state;
 	assert_true(syscalls("pgbench", "sync") > 0);

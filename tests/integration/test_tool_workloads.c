@@ -101,25 +101,11 @@ static int teardown(void **state)
 	return remove_tree(tmp);
 }
 
-static struct json_object *result_of(const char *target, const char *metric)
-{
-	struct json_object *res = get(results, "results");
-
-	for (size_t i = 0; i < json_object_array_length(res); i++) {
-		struct json_object *r = json_object_array_get_idx(res, i);
-
-		if (!strcmp(json_object_get_string(get(r, "target")), target) &&
-		    !strcmp(json_object_get_string(get(r, "metric")), metric))
-			return r;
-	}
-	fail_msg("no %s on %s", metric, target);
-	return NULL;
-}
-
 /* Sample k of (target, metric). */
 static double sample(const char *target, const char *metric, size_t k)
 {
-	struct json_object *s = get(result_of(target, metric), "samples");
+	struct json_object *s =
+		get(result_of(results, target, NULL, metric), "samples");
 
 	assert_int_equal(json_object_array_length(s), atoi(RUNS));
 	return json_object_get_double(json_object_array_get_idx(s, k));
@@ -208,11 +194,12 @@ static void test_fio_figures(void **state)
 					fio_sample(tg, job, "clat_p99_us", k) <=
 					fio_sample(tg, job, "clat_p999_us", k));
 			}
-	assert_true(json_object_get_boolean(get(
-		result_of("plain", "randread_4k_iops"), "higher_is_better")));
-	assert_false(json_object_get_boolean(
-		get(result_of("plain", "randread_4k_clat_p99_us"),
+	assert_true(json_object_get_boolean(
+		get(result_of(results, "plain", NULL, "randread_4k_iops"),
 		    "higher_is_better")));
+	assert_false(json_object_get_boolean(get(
+		result_of(results, "plain", NULL, "randread_4k_clat_p99_us"),
+		"higher_is_better")));
 }
 
 /* The tracer followed fio's job processes: every read its read jobs did
@@ -332,7 +319,8 @@ static double param(const char *workload, const char *key)
 static double real_s(const char *target, const char *metric)
 {
 	return json_object_get_double(
-		get(get(result_of(target, metric), "rusage"), "real_s"));
+		get(get(result_of(results, target, NULL, metric), "rusage"),
+		    "real_s"));
 }
 
 static void test_compilebench(void **state)
@@ -360,7 +348,8 @@ static void test_compilebench(void **state)
 					   real_s(tg, "create_mbps"),
 				   src / 1e6, 0.01 * src / 1e6);
 		assert_true(json_object_get_boolean(
-			get(result_of(tg, "create_mbps"), "higher_is_better")));
+			get(result_of(results, tg, NULL, "create_mbps"),
+			    "higher_is_better")));
 	}
 }
 
@@ -411,10 +400,11 @@ static void test_build(void **state)
 	 * CPU time counted in the timed child's. */
 	for (size_t t = 0; t < 2; t++) {
 		assert_true(sample(targets[t], "build_s", 0) > 0);
-		assert_true(
-			json_object_get_double(get(
-				get(result_of(targets[t], "build_s"), "rusage"),
-				"user_s")) > 0.05);
+		assert_true(json_object_get_double(
+				    get(get(result_of(results, targets[t], NULL,
+						      "build_s"),
+					    "rusage"),
+					"user_s")) > 0.05);
 	}
 	assert_int_equal(param("build", "units"), 3);
 	/* `true` as the compiler "builds" without a program: the run must

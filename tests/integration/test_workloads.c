@@ -107,21 +107,6 @@ static int teardown(void **state)
 	return remove_tree(tmp);
 }
 
-static struct json_object *result_of(struct json_object *doc,
-				     const char *target, const char *metric)
-{
-	struct json_object *res = get(doc, "results");
-
-	for (size_t i = 0; i < json_object_array_length(res); i++) {
-		struct json_object *r = json_object_array_get_idx(res, i);
-
-		if (!strcmp(json_object_get_string(get(r, "target")), target) &&
-		    !strcmp(json_object_get_string(get(r, "metric")), metric))
-			return r;
-	}
-	return NULL;
-}
-
 static double dbl(struct json_object *o, const char *k)
 {
 	return json_object_get_double(get(o, k));
@@ -134,8 +119,8 @@ static void test_metrics_and_cpu(void **state)
 	(void)state;
 	for (size_t t = 0; t < 2; t++)
 		for (size_t i = 0; i < NR_EXPECTED; i++) {
-			struct json_object *r = result_of(results, targets[t],
-							  expected[i].metric);
+			struct json_object *r = result_of(
+				results, targets[t], NULL, expected[i].metric);
 			struct json_object *s, *cpu;
 
 			if (!r)
@@ -217,7 +202,7 @@ static void test_runs_auto(void **state)
 	assert_int_equal(run_in(out, args, sizeof(args) / sizeof(args[0])), 0);
 	doc = load(out);
 	assert_non_null(doc);
-	r = result_of(doc, "plain", "create_us");
+	r = result_of(doc, "plain", NULL, "create_us");
 	assert_non_null(r);
 	s = get(r, "samples");
 	n = json_object_array_length(s);
