@@ -47,45 +47,49 @@ int state_path_check(const struct state_rec *r, unsigned int *mode)
 	return UNDO_REMOVED;
 }
 
-static int file_undo(const struct state_rec *r)
+/* Removes the recorded path if it is still ours and of `type` (S_IFREG,
+ * S_IFDIR); `remove` returns 0 or -errno. */
+static int path_undo(const struct state_rec *r, unsigned int type,
+		     int (*remove)(const char *path))
 {
 	unsigned int mode;
 	int rc = state_path_check(r, &mode);
 
 	if (rc != UNDO_REMOVED)
 		return rc;
-	if (!S_ISREG(mode))
+	if ((mode & S_IFMT) != type)
 		return UNDO_NOT_OURS;
-	return unlink(r->path) < 0 ? -errno : UNDO_REMOVED;
+	rc = remove(r->path);
+	return rc ? rc : UNDO_REMOVED;
+}
+
+static int unlink_path(const char *path)
+{
+	return unlink(path) < 0 ? -errno : 0;
+}
+
+static int rmdir_path(const char *path)
+{
+	return rmdir(path) < 0 ? -errno : 0;
+}
+
+static int file_undo(const struct state_rec *r)
+{
+	return path_undo(r, S_IFREG, unlink_path);
 }
 
 /* Only ever rmdir: a folder that is not empty holds something that was
  * not recorded, and stays. */
 static int dir_undo(const struct state_rec *r)
 {
-	unsigned int mode;
-	int rc = state_path_check(r, &mode);
-
-	if (rc != UNDO_REMOVED)
-		return rc;
-	if (!S_ISDIR(mode))
-		return UNDO_NOT_OURS;
-	return rmdir(r->path) < 0 ? -errno : UNDO_REMOVED;
+	return path_undo(r, S_IFDIR, rmdir_path);
 }
 
 /* A user target's work folder (user.c) in the user's own folder: made
  * by the run, so all that is in it is the run's workloads' files. */
 static int work_tree_undo(const struct state_rec *r)
 {
-	unsigned int mode;
-	int rc = state_path_check(r, &mode);
-
-	if (rc != UNDO_REMOVED)
-		return rc;
-	if (!S_ISDIR(mode))
-		return UNDO_NOT_OURS;
-	rc = user_work_remove(r->path);
-	return rc ? rc : UNDO_REMOVED;
+	return path_undo(r, S_IFDIR, user_work_remove);
 }
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
