@@ -237,6 +237,24 @@ static void test_sigkill_mid_workload(void **st)
 	assert_int_equal(state_files(), 0);
 }
 
+/* A run that is alive (held, not killed) is not teardown's: its state
+ * file and its objects stay, and the run itself undoes them after. */
+static void test_live_run_untouched(void **st)
+{
+	pid_t pid = run_to("setup:plain:ext4", false);
+	(void)st;
+
+	assert_int_equal(teardown_cmd("live"), 0);
+	assert_non_null(strstr(run_output(tmp, "live", "stdout"),
+			       "nothing to tear down"));
+	assert_int_equal(mounts_under(tmp), 1);
+	assert_int_equal(loops_under(tmp), 1);
+	assert_int_equal(state_files(), 1);
+	assert_int_equal(signal_and_reap(pid, SIGINT), 130);
+	assert_int_equal(run_leftovers(), 0);
+	assert_int_equal(state_files(), 0);
+}
+
 /* The loop device over path, /dev/loopN into dev: 0 or -1. */
 static int losetup(const char *path, char *dev, size_t len)
 {
@@ -276,6 +294,108 @@ static void scratch_of(char *buf, size_t len)
 	if (d)
 		closedir(d);
 	assert_true(buf[0] != '\0');
+}
+
+/* The object a pause at `point` has just made, found by what this test
+ * owns (its own folder), never by counting the machine's: does it exist? */
+static bool made_at(const char *point)
+{
+	char scratch[PATH_MAX], path[PATH_MAX + 16];
+
+	if (!strcmp(point, "made:scratch:*"))
+		return scratch_dirs_under(tmp) == 1;
+	if (!strcmp(point, "made:loop:*"))
+		return loops_under(tmp) == 1;
+	if (!strcmp(point, "made:fscrypt-key:fscrypt"))
+		return mounts_under(tmp) == 2; /* the key is in the 2nd's */
+	scratch_of(scratch, sizeof(scratch));
+	snprintf(path, sizeof(path), "%s/%s", scratch, strrchr(point, ':') + 1);
+	return access(path, F_OK) == 0;
+}
+
+/* SIGKILL between making an object and completing its record (scratch
+ * folder, image, loop device, mount point: recorded pending first; the
+ * fscrypt key: in the keyring of a recorded mount): `teardown` leaves
+ * nothing. */
+static void test_sigkill_in_each_window(void **st)
+{
+	static const char *const points[] = {
+		"made:scratch:*",     "made:file:plain.img",	  "made:loop:*",
+		"made:dir:mnt-plain", "made:fscrypt-key:fscrypt",
+	};
+	(void)st;
+
+	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
+		pid_t pid = run_to(points[i], false);
+
+		if (!made_at(points[i]))
+			fail_msg("at %s the object is not there", points[i]);
+		assert_int_equal(signal_and_reap(pid, SIGKILL), 128 + SIGKILL);
+		assert_int_equal(state_files(), 1);
+		if (teardown_cmd("window") != 0)
+			fail_msg("teardown after SIGKILL at %s failed: %s",
+				 points[i],
+				 run_output(tmp, "window", "stderr"));
+		if (run_leftovers() || state_files())
+			fail_msg("teardown after SIGKILL at %s left objects",
+				 points[i]);
+	}
+}
+
+/*
+ * A file or folder already at a name the run then tries to make (put
+ * there while the run is held before it): the run's mkdir/open fails,
+ * and a SIGKILL before it drops its pending record leaves that record
+ * naming the other's object. `teardown` leaves it alone (it was born
+ * before the record), so it cannot remove the scratch folder either and
+ * says so (exit 1); once the object's owner removes it, teardown ends.
+ */
+static void test_existing_never_removed(void **st)
+{
+	static const struct {
+		const char *hold, *failed, *name;
+		bool dir;
+	} cases[] = {
+		{"made:scratch:*", "failed:file:plain.img", "plain.img", false},
+		{"setup:plain:loop", "failed:dir:mnt-plain", "mnt-plain", true},
+	};
+	(void)st;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char scratch[PATH_MAX], path[PATH_MAX + 16];
+		struct stat before, after;
+		char points[128];
+		int status;
+		pid_t pid;
+
+		snprintf(points, sizeof(points), "%s,%s", cases[i].hold,
+			 cases[i].failed);
+		pid = run_to(points, false);
+		scratch_of(scratch, sizeof(scratch));
+		snprintf(path, sizeof(path), "%s/%s", scratch, cases[i].name);
+		if (cases[i].dir)
+			assert_int_equal(mkdir(path, 0700), 0);
+		else
+			close(open(path, O_WRONLY | O_CREAT | O_EXCL, 0600));
+		assert_int_equal(stat(path, &before), 0);
+		/* On to the failed make, and held there. */
+		kill(pid, SIGCONT);
+		assert_int_equal(waitpid(pid, &status, WUNTRACED), pid);
+		if (!WIFSTOPPED(status))
+			fail_msg("never stopped at %s", cases[i].failed);
+		assert_int_equal(signal_and_reap(pid, SIGKILL), 128 + SIGKILL);
+		if (teardown_cmd("existing") != 1)
+			fail_msg("teardown over %s: %s", cases[i].name,
+				 run_output(tmp, "existing", "stderr"));
+		assert_int_equal(stat(path, &after), 0);
+		assert_int_equal(after.st_ino, before.st_ino);
+		assert_int_equal(cases[i].dir ? rmdir(path) : unlink(path), 0);
+		if (teardown_cmd("existing2") != 0)
+			fail_msg("teardown: %s",
+				 run_output(tmp, "existing2", "stderr"));
+		assert_int_equal(run_leftovers(), 0);
+		assert_int_equal(state_files(), 0);
+	}
 }
 
 /*
@@ -428,6 +548,9 @@ int main(void)
 		cmocka_unit_test(test_sigint_each_stage),
 		cmocka_unit_test(test_sigkill_then_teardown),
 		cmocka_unit_test(test_sigkill_mid_workload),
+		cmocka_unit_test(test_live_run_untouched),
+		cmocka_unit_test(test_sigkill_in_each_window),
+		cmocka_unit_test(test_existing_never_removed),
 		cmocka_unit_test(test_lookalikes_left_alone),
 		cmocka_unit_test(test_setup_then_teardown),
 		cmocka_unit_test(test_space_counts_built_kinds),

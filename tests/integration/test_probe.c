@@ -163,6 +163,25 @@ static void test_not_root(void **state)
 	json_object_put(o);
 }
 
+/* Exit code of sh script ($0: the program) in a mount namespace of its
+ * own, private: nothing it mounts or unmounts reaches the machine. */
+static int in_private_mounts(const char *script)
+{
+	const char *bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		execlp("unshare", "unshare", "-m", "--propagation", "private",
+		       "sh", "-c", script, bin, NULL);
+		_exit(98);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
 /*
  * Where tracefs and bpffs are missing, probe mounts them for its run and
  * unmounts them after: checked in a private mount namespace, on exactly
@@ -186,22 +205,55 @@ static void test_mounts_released(void **state)
 		"at /sys/fs/bpf && exit 4\n"
 		"at /sys/kernel/debug/tracing || exit 6\n"
 		"exit 0\n";
-	const char *bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
-	int status;
-	pid_t pid;
 	(void)state;
 
-	pid = fork();
-	if (pid == 0) {
-		execlp("unshare", "unshare", "-m", "--propagation", "private",
-		       "sh", "-c", script, bin, NULL);
-		_exit(98);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
 	/* 5: the automount could not be made; 3: probe did not mount;
 	 * 4: a mount of probe's is left; 6: probe unmounted someone's. */
-	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(in_private_mounts(script), 0);
+}
+
+/*
+ * tracefs and bpffs that probe mounted stay recorded while they are up
+ * (their source is the run's token): after a SIGKILL, `teardown` unmounts
+ * them -- only them: a bpffs someone mounts where probe's was is left
+ * alone. In a private mount namespace, with a state folder of its own.
+ */
+static void test_mounts_after_sigkill(void **state)
+{
+	static const char script[] =
+		"export ENCBENCH_STATE_DIR=$(mktemp -d) || exit 5\n"
+		"src() { awk -v m=\"$1\" '$5 == m { s = $(NF-1) } END "
+		"  { print s }' /proc/self/mountinfo; }\n"
+		"umount /sys/kernel/tracing 2>/dev/null\n"
+		"umount /sys/fs/bpf 2>/dev/null\n"
+		"[ -z \"$(src /sys/kernel/tracing)$(src /sys/fs/bpf)\" ] ||"
+		"  exit 5\n"
+		"ENCBENCH_PAUSE_AT=mounted:bpf \"$0\" probe >/dev/null &\n"
+		"p=$!\n"
+		"for i in $(seq 300); do grep -q '^State:.*T' /proc/$p/status"
+		"  && break; sleep 0.1; done\n"
+		"grep -q '^State:.*T' /proc/$p/status || exit 3\n"
+		"case $(src /sys/kernel/tracing) in encbench-trace.*) ;;"
+		"  *) exit 4;; esac\n"
+		"case $(src /sys/fs/bpf) in encbench-trace.*) ;; *) exit 4;; "
+		"esac\n"
+		"kill -9 $p; wait $p 2>/dev/null\n"
+		"umount /sys/fs/bpf && mount -t bpf bpf /sys/fs/bpf || exit 5\n"
+		"\"$0\" teardown >$ENCBENCH_STATE_DIR/out 2>&1 || exit 6\n"
+		"[ -z \"$(src /sys/kernel/tracing)\" ] || exit 7\n"
+		"[ \"$(src /sys/fs/bpf)\" = bpf ] || exit 8\n"
+		"grep -q '^left alone mount bpf' $ENCBENCH_STATE_DIR/out ||"
+		"  exit 9\n"
+		"ls $ENCBENCH_STATE_DIR/*.json 2>/dev/null && exit 10\n"
+		"rm -r $ENCBENCH_STATE_DIR\n"
+		"exit 0\n";
+	(void)state;
+
+	/* 3: probe never stopped after mounting; 4: not mounted, or not
+	 * with the token as source; 6: teardown failed; 7: probe's tracefs
+	 * stayed; 8, 9: someone's bpffs was unmounted, or not said to be
+	 * left alone; 10: the state file stayed. 5: the test's own setup. */
+	assert_int_equal(in_private_mounts(script), 0);
 }
 
 int main(void)
@@ -209,6 +261,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_facts),
 		cmocka_unit_test(test_mounts_released),
+		cmocka_unit_test(test_mounts_after_sigkill),
 		cmocka_unit_test(test_ciphers),
 		cmocka_unit_test(test_not_root),
 	};

@@ -452,10 +452,7 @@ static void test_no_block_device(void **state)
 	assert_int_equal(scratch_dirs_under(tmpfs), 0);
 }
 
-/* SIGKILL while the workload runs in the user's folder: the work folder
- * stays, recorded; `teardown` removes it with what the workload left in
- * it, and nothing else there. */
-static void test_sigkill_then_teardown(void **state)
+static void sigkill_then_teardown(const char *point)
 {
 	char t[PATH_MAX + 16], o[PATH_MAX], path[PATH_MAX + 8];
 	const char *argv[] = {bin,	    "run", "--size",	"16M",
@@ -465,16 +462,15 @@ static void test_sigkill_then_teardown(void **state)
 	const char *td[] = {bin, "teardown", NULL};
 	int status;
 	pid_t pid;
-	(void)state;
 
 	snprintf(t, sizeof(t), "mine=%s", plainfs.dir);
-	snprintf(o, sizeof(o), "%s/kill-out", tmp);
-	setenv("ENCBENCH_PAUSE_AT", "workload:mine:dd", 1);
+	snprintf(o, sizeof(o), "%s/kill-out-%s", tmp, point);
+	setenv("ENCBENCH_PAUSE_AT", point, 1);
 	pid = run_spawn(tmp, "kill", NULL, NULL, argv);
 	unsetenv("ENCBENCH_PAUSE_AT");
 	assert_int_equal(waitpid(pid, &status, WUNTRACED), pid);
 	if (!WIFSTOPPED(status))
-		fail_msg("never stopped in the workload: %s",
+		fail_msg("never stopped at %s: %s", point,
 			 run_output(tmp, "kill", "stderr"));
 	kill(pid, SIGKILL);
 	kill(pid, SIGCONT);
@@ -485,6 +481,20 @@ static void test_sigkill_then_teardown(void **state)
 	snprintf(path, sizeof(path), "%s/keep", plainfs.dir);
 	assert_int_equal(access(path, F_OK), 0);
 	assert_int_equal(leftovers(scratch, NULL, 0), 0);
+}
+
+/* SIGKILL while the workload runs in the user's folder, or right after
+ * the work folder is made (its record still pending): the work folder
+ * stays, recorded; `teardown` removes it with what the workload left in
+ * it, and nothing else there. */
+static void test_sigkill_then_teardown(void **state)
+{
+	static const char *const points[] = {"made:work-tree:mine",
+					     "workload:mine:dd"};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++)
+		sigkill_then_teardown(points[i]);
 }
 
 int main(void)

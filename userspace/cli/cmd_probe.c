@@ -2,11 +2,13 @@
 /* `probe`: print what this kernel supports, as text or JSON. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmdline.h"
 #include "commands.h"
 #include "../probe/probe.h"
 #include "../report/report.h"
+#include "../storage/state.h"
 
 enum { OPT_JSON = 256 };
 
@@ -53,6 +55,9 @@ int cmd_probe(int argc, char **argv)
 
 	if (rc)
 		return rc == 1 ? 0 : rc;
+	/* Probe may mount tracefs or bpffs: recorded, for `teardown`. */
+	if (geteuid() == 0 && state_open("probe"))
+		return 1;
 	probe_all(&caps);
 	if (json) {
 		struct json_object *o = report_caps_json(&caps);
@@ -67,5 +72,5 @@ int cmd_probe(int argc, char **argv)
 		report_print_caps(&caps, stdout);
 	}
 	probe_release();
-	return 0;
+	return state_close() ? 1 : 0;
 }

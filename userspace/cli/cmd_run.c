@@ -211,13 +211,17 @@ int cmd_run(int argc, char **argv)
 	run_signals();
 	progress_start(progress_wanted(cfg.quiet, cfg.json));
 	fill_meta(ctx.r, &cfg);
-	probe_all(&ctx.r->meta.caps);
-
-	if (state_open("run") || scratch_create(cfg.scratch, scratch)) {
+	/* Open first: probe may mount tracefs or bpffs, recorded too. */
+	if (state_open("run")) {
 		rc = 1;
 		goto cleanup;
 	}
-	/* Searchable by others, not listable (mkdtemp made it 0700): a
+	probe_all(&ctx.r->meta.caps);
+	if (scratch_create(cfg.scratch, scratch)) {
+		rc = 1;
+		goto cleanup;
+	}
+	/* Searchable by others, not listable (made 0700): a
 	 * server workload runs as its own user (postgres, www-data) and
 	 * reaches its files on the targets mounted in here. */
 	chmod(scratch, 0711);

@@ -28,6 +28,7 @@
 #include "../probe/probe.h"
 #include "../report/report.h"
 #include "../storage/detect.h"
+#include "../storage/state.h"
 #include "../trace/trace.h"
 
 #define TRACE_BAD(...) CMD_BAD("trace", __VA_ARGS__)
@@ -399,6 +400,11 @@ int cmd_trace(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	/* Probe may mount tracefs or bpffs: recorded, for `teardown`. */
+	if (geteuid() == 0 && state_open("trace")) {
+		rc = 1;
+		goto out;
+	}
 	probe_all(&r->meta.caps);
 	if (trace_open(&r->meta.caps, &tr, why, sizeof(why))) {
 		fprintf(stderr, "encbench-trace: trace: cannot trace: %s\n",
@@ -428,6 +434,8 @@ int cmd_trace(int argc, char **argv)
 out:
 	trace_close(tr);
 	probe_release();
+	if (state_close() && !rc)
+		rc = 1;
 	free(snap);
 	free(r);
 	return rc;

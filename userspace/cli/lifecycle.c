@@ -87,20 +87,17 @@ int validate_targets(struct run_config *cfg)
 	return check_space(cfg);
 }
 
+/* Named with the run's token, not by mkdtemp: recorded before it is
+ * made (see storage/state.c). */
 int scratch_create(const char *parent, char out[PATH_LEN])
 {
-	snprintf(out, PATH_LEN, "%s/encbench-trace.XXXXXX", parent);
-	if (!mkdtemp(out)) {
-		fprintf(stderr,
-			"encbench-trace: %s: cannot create scratch folder in "
-			"'%s': %s\n",
-			config_command, parent, strerror(errno));
-		out[0] = '\0';
-		return 1;
-	}
-	scratch_rec = state_add_path("scratch", NULL, out);
+	snprintf(out, PATH_LEN, "%s/encbench-trace.%s", parent, state_token());
+	scratch_rec = state_mkdir("scratch", NULL, out, 0700);
 	if (scratch_rec < 0) {
-		rmdir(out);
+		fprintf(stderr,
+			"encbench-trace: %s: cannot create scratch folder "
+			"%s: %s\n",
+			config_command, out, strerror(-scratch_rec));
 		out[0] = '\0';
 		return 1;
 	}
@@ -229,8 +226,11 @@ int cmd_setup(int argc, char **argv)
 	}
 	run_signals();
 	progress_start(progress_wanted(cfg.quiet, false));
+	/* Open first: probe may mount tracefs or bpffs, recorded too. */
+	if (state_open("setup"))
+		rc = 1;
 	probe_all(&ctx.r->meta.caps);
-	if (state_open("setup") || scratch_create(cfg.scratch, scratch))
+	if (!rc && scratch_create(cfg.scratch, scratch))
 		rc = 1;
 	ctx.scratch = scratch;
 	if (!rc)

@@ -15,9 +15,9 @@
 #include "../common/results.h"
 
 /* The longest the run makes a path below the folder it is given:
- * scratch: "/encbench-trace.XXXXXX/mnt-<target>/encrypted/<file>";
+ * scratch: "/encbench-trace.<16-digit token>/mnt-<target>/encrypted/<file>";
  * output: "/.hist-<target>-<workload>-<op>-<layer>.csv.XXXXXX". */
-#define SCRATCH_PATH_ROOM 320
+#define SCRATCH_PATH_ROOM 330
 #define OUTPUT_PATH_ROOM  (4 * NAME_LEN + 64)
 
 /* The lock an output folder holds while a run writes it; it names the

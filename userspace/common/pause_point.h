@@ -5,7 +5,13 @@
  * test can send a signal at exactly that stage and then SIGCONT. Points
  * are "setup:<target>:<layer>" (after the layer is built),
  * "workload:<target>:<workload>" (before its first iteration) and
- * "teardown:<target>:<layer>" (before the layer is undone).
+ * "teardown:<target>:<layer>" (before the layer is undone),
+ * "made:<record type>:<target or file name>" (an object exists, its
+ * state record is not yet complete: state.c), "failed:<record
+ * type>:<file name>" (it could not be made, its record is not yet
+ * dropped) and "mounted:<fs type>"
+ * (probe mounted tracefs or bpffs). A trailing '*' matches any rest;
+ * a comma-separated list stops at each.
  */
 #ifndef ENCBENCH_PAUSE_POINT_H
 #define ENCBENCH_PAUSE_POINT_H

@@ -26,6 +26,9 @@
 #include "probe.skel.h"
 #include "probe.h"
 #include "../common/bpf_ids.h"
+#include "../common/pause_point.h"
+#include "../storage/state.h"
+#include "../storage/state_undo.h"
 #include "../trace/trace.h"
 
 #define TRACEFS	      "/sys/kernel/tracing"
@@ -69,38 +72,85 @@ static int silent_print(enum libbpf_print_level l, const char *f, va_list a)
 	return 0;
 }
 
-/* What we mounted, to unmount in probe_release: a run leaves no mount. */
-static bool mounted_tracefs, mounted_bpffs;
+/*
+ * What we mounted, to unmount in probe_release: a run leaves no mount.
+ * Each is recorded in the state file before it is made, with the run's
+ * token as its source: after a SIGKILL, `teardown` unmounts it, and only
+ * it (storage/state.c), not a tracefs someone mounts there later.
+ */
+struct fs_mount {
+	const char *path, *type;
+	long magic;
+	char source[32]; /* "encbench-trace.<token>" once mounted */
+	int rec;
+};
 
-static void mount_if_missing(struct cap *c, const char *path, const char *type,
-			     long magic, bool *mounted)
+static struct fs_mount tracefs = {.path = TRACEFS,
+				  .type = "tracefs",
+				  .magic = TRACEFS_MAGIC},
+		       bpffs = {.path = BPFFS,
+				.type = "bpf",
+				.magic = BPF_FS_MAGIC};
+
+static void mount_if_missing(struct cap *c, struct fs_mount *m)
 {
+	char source[sizeof(m->source)];
 	struct statfs sfs;
+	int rec;
 
-	if (statfs(path, &sfs) == 0 && sfs.f_type == magic) {
-		cap_set(c, true, "%s", path);
-	} else if (mount(type, path, type, 0, NULL) == 0) {
-		cap_set(c, true, "%s (mounted for this run)", path);
-		*mounted = true;
+	if (statfs(m->path, &sfs) == 0 && sfs.f_type == m->magic) {
+		cap_set(c, true, "%s", m->path);
+		return;
+	}
+	snprintf(source, sizeof(source), "encbench-trace.%s", state_token());
+	rec = state_add_mount(m->path, m->type, source);
+	if (rec < 0) {
+		cap_set(c, false, "cannot record a mount of %s: %s", m->path,
+			strerror(-rec));
+	} else if (mount(source, m->path, m->type, 0, NULL) == 0) {
+		pause_point("mounted:%s", m->type);
+		cap_set(c, true, "%s (mounted for this run)", m->path);
+		snprintf(m->source, sizeof(m->source), "%s", source);
+		m->rec = rec;
 	} else {
-		cap_set(c, false, "cannot mount %s: %s", path, strerror(errno));
+		cap_set(c, false, "cannot mount %s: %s", m->path,
+			strerror(errno));
+		state_forget(rec);
 	}
 }
 
 static void probe_fs_mounts(struct capabilities *caps)
 {
-	mount_if_missing(&caps->tracefs, TRACEFS, "tracefs", TRACEFS_MAGIC,
-			 &mounted_tracefs);
-	mount_if_missing(&caps->bpffs, BPFFS, "bpf", BPF_FS_MAGIC,
-			 &mounted_bpffs);
+	mount_if_missing(&caps->tracefs, &tracefs);
+	mount_if_missing(&caps->bpffs, &bpffs);
+}
+
+/* Ours only while still the topmost mount there. */
+static void unmount_ours(struct fs_mount *m)
+{
+	char type[NAME_LEN], source[PATH_LEN];
+
+	if (!m->source[0])
+		return;
+	if (mount_at(m->path, type, sizeof(type), source, sizeof(source)))
+		state_forget(m->rec); /* gone already */
+	else if (strcmp(type, m->type) || strcmp(source, m->source))
+		fprintf(stderr,
+			"encbench-trace: %s mounted over our %s at %s: ours "
+			"stays, recorded for `encbench-trace teardown`\n",
+			type, m->type, m->path);
+	else if (umount2(m->path, 0) == 0)
+		state_forget(m->rec);
+	else
+		fprintf(stderr, "encbench-trace: umount %s: %s\n", m->path,
+			strerror(errno));
+	m->source[0] = '\0';
 }
 
 void probe_release(void)
 {
-	if (mounted_tracefs && umount2(TRACEFS, 0) == 0)
-		mounted_tracefs = false;
-	if (mounted_bpffs && umount2(BPFFS, 0) == 0)
-		mounted_bpffs = false;
+	unmount_ours(&tracefs);
+	unmount_ours(&bpffs);
 }
 
 static struct bpf_link *attach_perf_event(struct bpf_program *prog, int *pfd)

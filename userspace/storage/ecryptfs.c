@@ -136,16 +136,13 @@ static int ecryptfs_setup(struct stack_layer *l, const struct layer_env *env)
 		return -errno;
 	snprintf(l->exposed.mnt, sizeof(l->exposed.mnt), "%s/ecryptfs-%s",
 		 env->cfg->scratch, env->name);
-	if (mkdir(l->exposed.mnt, 0700) < 0) {
-		err = -errno;
+	p->dir_rec = state_mkdir("dir", NULL, l->exposed.mnt, 0700);
+	if (p->dir_rec < 0) {
 		fprintf(stderr, "encbench-trace: mkdir %s: %s\n",
-			l->exposed.mnt, strerror(errno));
-		return err;
+			l->exposed.mnt, strerror(-p->dir_rec));
+		return p->dir_rec;
 	}
 	snprintf(p->mnt, sizeof(p->mnt), "%s", l->exposed.mnt);
-	p->dir_rec = state_add_path("dir", NULL, p->mnt);
-	if (p->dir_rec < 0)
-		return p->dir_rec;
 	err = add_mount_key(p, sig);
 	if (err) {
 		fprintf(stderr, "encbench-trace: add_key for eCryptfs: %s\n",

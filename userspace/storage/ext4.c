@@ -64,16 +64,13 @@ static int ext4_setup(struct stack_layer *l, const struct layer_env *env)
 	if (err)
 		return err;
 	snprintf(mnt, sizeof(mnt), "%s/mnt-%s", env->cfg->scratch, env->name);
-	if (mkdir(mnt, 0700) < 0) {
-		err = -errno;
+	p->dir_rec = state_mkdir("dir", NULL, mnt, 0700);
+	if (p->dir_rec < 0) {
 		fprintf(stderr, "encbench-trace: mkdir %s: %s\n", mnt,
-			strerror(errno));
-		return err;
+			strerror(-p->dir_rec));
+		return p->dir_rec;
 	}
 	snprintf(p->mnt, sizeof(p->mnt), "%s", mnt);
-	p->dir_rec = state_add_path("dir", NULL, mnt);
-	if (p->dir_rec < 0)
-		return p->dir_rec;
 	snprintf(dev, sizeof(dev), "/dev/%s", p->dev);
 	p->mount_rec = state_add_mount(mnt, "ext4", dev);
 	if (p->mount_rec < 0)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "state.h"
+#include "../common/pause_point.h"
 #include "state_undo.h"
 #include "target.h"
 
@@ -133,6 +134,9 @@ static int fscrypt_setup(struct stack_layer *l, const struct layer_env *env)
 		return err;
 	}
 	p->key_added = true;
+	/* Unrecorded for now, but in our ext4's keyring: the unmount of
+	 * that (recorded) mount drops it (storage/state.c). */
+	pause_point("made:fscrypt-key:%s", env->name);
 	err = record(p);
 	if (err)
 		return err;

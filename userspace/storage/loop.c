@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "state.h"
+#include "../common/pause_point.h"
 #include "state_undo.h"
 #include "target.h"
 
@@ -26,19 +27,13 @@ static int make_image(struct loop_priv *p, const char *path, uint64_t bytes)
 {
 	int fd, err = 0;
 
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fd = state_create_file(path, &p->image_rec);
 	if (fd < 0) {
-		err = -errno;
 		fprintf(stderr, "encbench-trace: cannot create %s: %s\n", path,
-			strerror(errno));
-		return err; /* not ours: never unlink it */
+			strerror(-fd));
+		return fd; /* not ours: never unlink it */
 	}
 	snprintf(p->image, sizeof(p->image), "%s", path);
-	p->image_rec = state_add_path("file", NULL, path);
-	if (p->image_rec < 0) {
-		close(fd);
-		return p->image_rec;
-	}
 	/* Sparse: the image costs only what the workloads write. */
 	if (ftruncate(fd, bytes) < 0) {
 		err = -errno;
@@ -131,6 +126,7 @@ static int attach(struct loop_priv *p, char *dev, size_t devlen)
 	if (fd < 0)
 		goto cleanup;
 	/* Until recorded, our fd and autoclear make it go with us. */
+	pause_point("made:loop:%s", p->image);
 	err = record(p, dev);
 	p->fd = fd;
 	fd = -1;

@@ -1,17 +1,59 @@
 // SPDX-License-Identifier: MIT
-/* This process's state file, and reading anyone's: see state.h. */
+/*
+ * This process's state file, and reading anyone's: see state.h.
+ *
+ * No object may exist unrecorded, even for the instant between the call
+ * that makes it and the write that records it: a SIGKILL there would leave
+ * it behind (an empty file in the scratch folder, and then the folder's
+ * rmdir fails "not empty"). Nor may teardown ever remove what this program
+ * did not make. Kind by kind:
+ *
+ * - Files and folders (scratch folder, images, mount points, a user
+ *   target's subfolder) are recorded BEFORE they are made, as pending
+ *   (state_add_pending), then confirmed with their identity (inode, birth
+ *   time). Every such path holds the run's 64-bit random token, chosen
+ *   and written to the state file first -- the scratch folder and a user
+ *   target's subfolder in their own names ("encbench-trace.<token>"),
+ *   the rest by lying inside the scratch folder -- so nobody else can
+ *   have made that path; and anything born before the pending record was
+ *   written (a folder already there, when mkdir failed with EEXIST and
+ *   the kill came before the record was dropped) is not ours either.
+ *   Teardown removes a pending object only then, and only with unlink or
+ *   rmdir: a folder never confirmed was never written into.
+ * - Mounts are recorded before mount(2), with fs type and source; teardown
+ *   unmounts only while the topmost mount there has both. Ours sit on
+ *   mount points holding the token, or (tracefs, bpffs mounted by probe
+ *   where they were missing) have the token as their source, which no one
+ *   else's mount has.
+ * - dm maps (by their LUKS2 UUID), zpools (a random name) and datasets
+ *   are recorded before they are made.
+ * - A loop device is recorded right after LOOP_CONFIGURE: it cannot be
+ *   recorded before (LOOP_CTL_GET_FREE's number is only a guess until
+ *   the configure succeeds), but it is configured with LO_FLAGS_AUTOCLEAR
+ *   through our fd, so until it is recorded it goes when we do. A device
+ *   node LOOP_CTL_GET_FREE adds stays unbound, as with losetup -f.
+ * - The fscrypt key: its identifier comes from the kernel, so it is
+ *   recorded after FS_IOC_ADD_ENCRYPTION_KEY; until then it lives in the
+ *   keyring of our own ext4, whose mount was recorded first, and its
+ *   unmount drops the key with the superblock.
+ * - The eCryptfs key is in our process keyring, which dies with us; the
+ *   eCryptfs mount (recorded first) holds its own reference.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "state.h"
+#include "../common/pause_point.h"
 
 #define SCHEMA "encbench-trace/state/1"
 
@@ -19,6 +61,7 @@ static struct {
 	bool open, kept;
 	char path[PATH_LEN];
 	char command[16];
+	char token[STATE_TOKEN_LEN + 1];
 	unsigned long long start;
 	int next_id;
 	int nr, cap;
@@ -91,6 +134,14 @@ static struct json_object *rec_json(const struct state_rec *r)
 	if (r->serial)
 		json_object_object_add(o, "serial",
 				       json_object_new_int64(r->serial));
+	if (r->pending) {
+		json_object_object_add(o, "pending",
+				       json_object_new_boolean(true));
+		json_object_object_add(o, "token",
+				       json_object_new_string(r->token));
+		json_object_object_add(o, "since",
+				       json_object_new_int64(r->since));
+	}
 	return o;
 }
 
@@ -207,6 +258,10 @@ int state_read(const char *path, struct state_rec **recs, int *nr, pid_t *pid,
 		r->ino = (uint64_t)int_field(o, "ino");
 		r->btime = (uint64_t)int_field(o, "btime");
 		r->serial = int_field(o, "serial");
+		r->pending = json_object_object_get_ex(o, "pending", &v) &&
+			     json_object_get_boolean(v);
+		str_field(o, "token", r->token, sizeof(r->token));
+		r->since = (uint64_t)int_field(o, "since");
 	}
 	*nr = n;
 	json_object_put(doc);
@@ -226,9 +281,20 @@ static int save(void)
 	return err;
 }
 
+const char *state_token(void)
+{
+	return me.open ? me.token : "";
+}
+
 int state_open(const char *command)
 {
 	const char *dir = state_dir();
+	unsigned char raw[STATE_TOKEN_LEN / 2];
+
+	if (getrandom(raw, sizeof(raw), 0) != sizeof(raw))
+		return -EIO;
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(me.token + 2 * i, 3, "%02x", raw[i]);
 
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		fprintf(stderr, "encbench-trace: cannot create %s: %s\n", dir,
@@ -318,6 +384,106 @@ static int add_fields(const char *type, const char *name, const char *path,
 int state_add_path(const char *type, const char *name, const char *path)
 {
 	return add_fields(type, name, path, NULL, true);
+}
+
+int state_add_pending(const char *type, const char *name, const char *path)
+{
+	struct state_rec *r;
+	struct timespec now;
+	int id;
+
+	if (!me.open)
+		return 0;
+	if (!strstr(path, me.token))
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	snprintf(r->type, sizeof(r->type), "%s", type);
+	snprintf(r->name, sizeof(r->name), "%s", name ?: "");
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	snprintf(r->token, sizeof(r->token), "%s", me.token);
+	/* The clock file systems stamp birth times with: a file made after
+	 * this is never stamped before it. */
+	clock_gettime(CLOCK_REALTIME_COARSE, &now);
+	r->since = (uint64_t)now.tv_sec * 1000000000ull + now.tv_nsec;
+	r->pending = true;
+	id = state_add(r);
+	free(r);
+	return id;
+}
+
+int state_confirm(int id)
+{
+	struct state_rec *r = NULL;
+	int err;
+
+	for (int i = 0; i < me.nr && me.open; i++)
+		if (me.recs[i].id == id)
+			r = &me.recs[i];
+	if (!r)
+		return 0;
+	/* Test hook: the object exists, its record is still pending. */
+	pause_point("made:%s:%s", r->type,
+		    r->name[0] ? r->name : strrchr(r->path, '/') + 1);
+	err = state_identity(r->path, &r->dev, &r->ino, &r->btime, NULL);
+	if (err)
+		return err;
+	r->pending = false;
+	return save();
+}
+
+/* Record id's object could not be made (err): whatever is at its path
+ * is not ours, and the record goes. */
+static int not_made(int id, int err)
+{
+	for (int i = 0; i < me.nr && me.open; i++)
+		if (me.recs[i].id == id)
+			/* Test hook: a kill here leaves the pending record
+			 * over something that was there first. */
+			pause_point("failed:%s:%s", me.recs[i].type,
+				    strrchr(me.recs[i].path, '/') + 1);
+	state_forget(id);
+	return err;
+}
+
+int state_mkdir(const char *type, const char *name, const char *path,
+		mode_t mode)
+{
+	int id = state_add_pending(type, name, path), err;
+
+	if (id < 0)
+		return id;
+	if (mkdir(path, mode) < 0)
+		return not_made(id, -errno);
+	err = state_confirm(id);
+	if (err) {
+		rmdir(path);
+		state_forget(id);
+		return err;
+	}
+	return id;
+}
+
+int state_create_file(const char *path, int *rec)
+{
+	int id = state_add_pending("file", NULL, path), fd, err;
+
+	*rec = 0;
+	if (id < 0)
+		return id;
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return not_made(id, -errno);
+	err = state_confirm(id);
+	if (err) {
+		close(fd);
+		unlink(path);
+		state_forget(id);
+		return err;
+	}
+	*rec = id;
+	return fd;
 }
 
 int state_add_mount(const char *mnt, const char *fstype, const char *source)

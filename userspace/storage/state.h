@@ -2,9 +2,10 @@
 /*
  * The state file: every object a run or a setup makes outside its own
  * memory (scratch folder, image, loop device, dm map, mount, key, pool,
- * dataset, mount point) is recorded in /run/encbench-trace/<pid>.json as it
- * is made -- before it can outlive the process, or right after, with the
- * identity it got (inode, device) -- and dropped once removed. One file per
+ * dataset, mount point, tracefs/bpffs probe mounted) is recorded in
+ * /run/encbench-trace/<pid>.json before it is made -- files and folders as
+ * pending, then confirmed with the identity they got (inode, birth time);
+ * why each kind is safe is in state.c -- and dropped once removed. One file per
  * process, so concurrent runs never wait for each other. After a SIGKILL,
  * `encbench-trace teardown` undoes the records of processes that are gone
  * (state_undo.c), checking each object is still the one recorded; nothing
@@ -22,6 +23,9 @@
 
 #include "../common/results.h"
 
+/* Hex digits of a run's random token (64 bits). */
+#define STATE_TOKEN_LEN 16
+
 /* ENCBENCH_STATE_DIR overrides it (tests keep their own). */
 #define STATE_DIR_DEFAULT "/run/encbench-trace"
 
@@ -36,6 +40,13 @@ struct state_rec {
 	 * reused at once, so with its birth time (ns; 0: not known). */
 	uint64_t dev, ino, btime;
 	int64_t serial; /* keyring key */
+	/* Recorded before it is made (state_add_pending), not yet
+	 * confirmed: no identity yet, only the run's token, which path
+	 * holds, and the time (CLOCK_REALTIME_COARSE, ns) the record was
+	 * written: anything born before it is not ours. */
+	bool pending;
+	char token[STATE_TOKEN_LEN + 1];
+	uint64_t since;
 };
 
 const char *state_dir(void);
@@ -46,9 +57,24 @@ int state_open(const char *command);
 /* Record an object; its id (> 0) for state_forget, or negative errno
  * (then nothing may be made). Without state_open: 0, nothing recorded. */
 int state_add(const struct state_rec *r);
+/* This process's random token ("" before state_open): every path it
+ * makes where others could make things holds it. */
+const char *state_token(void);
 /* A file or folder just made (or a loop device, name, over it), with
  * path's identity. */
 int state_add_path(const char *type, const char *name, const char *path);
+/* A file or folder about to be made at path, which must hold the token:
+ * its id, or negative errno (-EINVAL: no token in path). */
+int state_add_pending(const char *type, const char *name, const char *path);
+/* The pending object of record id is made: record its identity. */
+int state_confirm(int id);
+/* mkdir path (holding the token) recorded as `type`, closing the window
+ * between the two: its record id, or negative errno (nothing made). */
+int state_mkdir(const char *type, const char *name, const char *path,
+		mode_t mode);
+/* A new regular file at path (holding the token), O_EXCL, recorded as
+ * "file": its fd (O_RDWR) and *rec, or negative errno (nothing made). */
+int state_create_file(const char *path, int *rec);
 /* A mount about to be made: undone only while the topmost mount at mnt
  * still has this fs type and source (as /proc/self/mountinfo shows
  * them). */

@@ -41,10 +41,27 @@ int state_path_check(const struct state_rec *r, unsigned int *mode)
 
 	if (err)
 		return err == -ENOENT ? UNDO_GONE : err;
+	/* Made, maybe, but not confirmed: ours only at a path holding our
+	 * token, and if born after the record (else it was there first). */
+	if (r->pending)
+		return r->token[0] && strstr(r->path, r->token) &&
+				       (!btime || btime >= r->since)
+			       ? UNDO_REMOVED
+			       : UNDO_NOT_OURS;
 	/* A new file made where ours was may get our inode number back. */
 	if (dev != r->dev || ino != r->ino || (r->btime && btime != r->btime))
 		return UNDO_NOT_OURS;
 	return UNDO_REMOVED;
+}
+
+static int unlink_path(const char *path)
+{
+	return unlink(path) < 0 ? -errno : 0;
+}
+
+static int rmdir_path(const char *path)
+{
+	return rmdir(path) < 0 ? -errno : 0;
 }
 
 /* Removes the recorded path if it is still ours and of `type` (S_IFREG,
@@ -59,18 +76,12 @@ static int path_undo(const struct state_rec *r, unsigned int type,
 		return rc;
 	if ((mode & S_IFMT) != type)
 		return UNDO_NOT_OURS;
+	/* Never confirmed, so never written into: rmdir is enough, and
+	 * nothing more is done on the strength of a pending record. */
+	if (r->pending && type == S_IFDIR)
+		remove = rmdir_path;
 	rc = remove(r->path);
 	return rc ? rc : UNDO_REMOVED;
-}
-
-static int unlink_path(const char *path)
-{
-	return unlink(path) < 0 ? -errno : 0;
-}
-
-static int rmdir_path(const char *path)
-{
-	return rmdir(path) < 0 ? -errno : 0;
 }
 
 static int file_undo(const struct state_rec *r)

@@ -63,19 +63,16 @@ static int user_setup(struct stack_layer *l, const struct layer_env *env)
 			env->name, env->cfg->path, why);
 		return err;
 	}
-	snprintf(work, sizeof(work), "%s/encbench-trace.XXXXXX", p->st.path);
-	if (!mkdtemp(work)) {
-		err = -errno;
+	/* The run's token in its name: recorded before it is made, so
+	 * that after a SIGKILL `teardown` removes it (storage/state.c). */
+	snprintf(work, sizeof(work), "%s/encbench-trace.%s.%s", p->st.path,
+		 state_token(), env->name);
+	p->work_rec = state_mkdir("work-tree", env->name, work, 0700);
+	if (p->work_rec < 0) {
 		fprintf(stderr,
 			"encbench-trace: target %s: cannot create a "
 			"folder in %s: %s\n",
-			env->name, p->st.path, strerror(errno));
-		return err;
-	}
-	/* Recorded at once: after a SIGKILL, `teardown` removes it. */
-	p->work_rec = state_add_path("work-tree", env->name, work);
-	if (p->work_rec < 0) {
-		rmdir(work);
+			env->name, p->st.path, strerror(-p->work_rec));
 		return p->work_rec;
 	}
 	snprintf(p->work, sizeof(p->work), "%s", work);

@@ -56,19 +56,13 @@ static int make_vdev(const char *path, uint64_t bytes)
 {
 	int fd, err = 0;
 
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fd = state_create_file(path, &pool.vdev_rec);
 	if (fd < 0) {
-		err = -errno;
 		fprintf(stderr, "encbench-trace: cannot create %s: %s\n", path,
-			strerror(errno));
-		return err; /* not ours: never unlink it */
+			strerror(-fd));
+		return fd; /* not ours: never unlink it */
 	}
 	snprintf(pool.vdev, sizeof(pool.vdev), "%s", path);
-	pool.vdev_rec = state_add_path("file", NULL, path);
-	if (pool.vdev_rec < 0) {
-		close(fd);
-		return pool.vdev_rec;
-	}
 	if (ftruncate(fd, bytes) < 0) {
 		err = -errno;
 		fprintf(stderr, "encbench-trace: cannot size %s: %s\n", path,
@@ -316,14 +310,11 @@ static int dataset_setup(struct stack_layer *l, const struct layer_env *env)
 		 env->name);
 	/* Made and recorded here (zfs mounts on an empty folder), so that
 	 * a SIGKILL cannot leave it unrecorded in the scratch folder. */
-	if (mkdir(p->mnt, 0700) < 0) {
-		err = -errno;
+	p->dir_rec = state_mkdir("dir", NULL, p->mnt, 0700);
+	if (p->dir_rec < 0) {
 		p->mnt[0] = '\0';
-		return err;
-	}
-	p->dir_rec = state_add_path("dir", NULL, p->mnt);
-	if (p->dir_rec < 0)
 		return p->dir_rec;
+	}
 	p->rec = state_add_named("zfs-dataset", name, p->mnt, NULL);
 	if (p->rec < 0)
 		return p->rec;
