@@ -387,6 +387,8 @@ static void test_existing_never_removed(void **st)
 		if (teardown_cmd("existing") != 1)
 			fail_msg("teardown over %s: %s", cases[i].name,
 				 run_output(tmp, "existing", "stderr"));
+		assert_non_null(strstr(run_output(tmp, "existing", "stdout"),
+				       "left alone"));
 		assert_int_equal(stat(path, &after), 0);
 		assert_int_equal(after.st_ino, before.st_ino);
 		assert_int_equal(cases[i].dir ? rmdir(path) : unlink(path), 0);

@@ -236,6 +236,11 @@ static int undo_file(const char *path, FILE *out, int *removed)
 		if (rc == UNDO_REMOVED)
 			fprintf(out, "removed %s (of %s %d)\n", what,
 				kept ? "setup" : "run", (int)pid);
+		else if (rc == UNDO_NOT_OURS && r->pending)
+			fprintf(out,
+				"left alone %s: not made by %d (there "
+				"before it tried)\n",
+				what, (int)pid);
 		else if (rc == UNDO_NOT_OURS)
 			fprintf(out,
 				"left alone %s: not the one %d made any "
