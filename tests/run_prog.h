@@ -31,6 +31,7 @@ static inline pid_t run_spawn(const char *dir, const char *tag, const char *cwd,
 		if (f)
 			fclose(f);
 	}
+	fflush(NULL); /* or the child writes the test's buffered lines too */
 	pid = fork();
 	if (pid == 0) {
 		freopen(out, "w", stdout);

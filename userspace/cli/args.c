@@ -1,119 +1,23 @@
 // SPDX-License-Identifier: MIT
-/* `run` options: parsing and help. Errors are one line and exit code 2. */
+/*
+ * `run` and `setup` options, parsed through cmdline.c's argp layer as every
+ * subcommand's are: run's own table, the table of what shapes a target
+ * (setup's too), the target kinds and each workload's own options from
+ * their tables. Errors are one line and exit code 2.
+ */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "config.h"
 #include "../storage/dmcrypt.h"
 #include "../storage/target.h"
 #include "../workload/workload.h"
 
-static const char run_usage[] =
-	"Usage: encbench-trace run [OPTIONS]\n"
-	"\n"
-	"Build a plain target and encrypted ones on loop devices, run the "
-	"same\n"
-	"workloads on each, report each penalty with a 95 % confidence "
-	"interval,\n"
-	"and attribute the latency of every I/O to kernel layers with BPF.\n"
-	"\n"
-	"  -s, --size SIZE        bytes per workload iteration (K/M/G; default "
-	"64M)\n"
-	"  -n, --runs N|auto      iterations per workload and target (default "
-	"5);\n"
-	"                         auto: until the relative standard error of "
-	"every\n"
-	"                         metric is under --stable PCT (default 3.5)\n"
-	"      --min-runs N       with auto: at least N runs (default 3)\n"
-	"      --max-runs N       with auto: at most N runs (default 20)\n"
-	"      --stable PCT       with auto: relative standard error wanted\n"
-	"      --preset NAME      a report's parameters: luks-cp, zfs-dd, "
-	"phoronix\n"
-	"      --scale X          workloads' counts and durations times X "
-	"(e.g. 0.1)\n"
-	"      --WORKLOAD-KEY V   a workload's own option (below), e.g. "
-	"--dd-size 16M\n"
-	"  -t, --targets LIST     target kinds, baseline first (default: "
-	"every\n"
-	"                         kind this kernel supports, others skipped)\n"
-	"      --target NAME=PATH a folder of yours as target NAME "
-	"(repeatable): its\n"
-	"                         stack is detected; the work happens in "
-	"a new\n"
-	"                         subfolder of PATH, removed afterwards\n"
-	"      --baseline NAME    the target penalties are relative to "
-	"(default:\n"
-	"                         the first of --targets, else the first "
-	"--target)\n"
-	"  -w, --workloads LIST   workloads (default dd)\n"
-	"  -o, --output DIR       results folder (default "
-	"./encbench-results/<time>)\n"
-	"      --scratch DIR      where images are created (default /var/tmp)\n"
-	"      --zfs-encryption C ZFS cipher of the zfs target (default "
-	"aes-256-gcm)\n"
-	"      --zfs-keyformat F  raw (default) or passphrase, from memory\n"
-	"      --zfs-compression C compression of both ZFS datasets (default "
-	"lz4)\n"
-	"      --no-trace         benchmark only, no BPF attribution\n"
-	"      --no-drop-caches   keep the page cache between write and read\n"
-	"      --luks-cipher C    LUKS2 cipher (default aes-xts-plain64)\n"
-	"      --luks-key-size N  LUKS2 key bits (default 512)\n"
-	"      --luks-sector-size N  512 or 4096 (default 4096)\n"
-	"      --luks-flags LIST  dm-crypt flags: no_read_workqueue,\n"
-	"                         no_write_workqueue, same_cpu_crypt,\n"
-	"                         submit_from_crypt_cpus\n"
-	"  -q, --quiet            no histograms, no progress line\n"
-	"      --html             also report.html: charts, offline, one "
-	"file\n"
-	"      --prometheus FILE  also the run as OpenMetrics text (a new "
-	"file)\n"
-	"      --timeline[=S]     per-I/O spans of each phase's first S "
-	"seconds\n"
-	"                         (default 2) as Perfetto/Chrome trace "
-	"JSON\n"
-	"      --json             results.json on stdout (the text goes to "
-	"stderr)\n"
-	"  -h, --help             this help\n"
-	"\n"
-	"Targets:\n";
-
-static const char run_examples[] =
-	"\n"
-	"EXAMPLES:\n"
-	"  encbench-trace run                       # plain vs fscrypt, dd, "
-	"64M x 5\n"
-	"  encbench-trace run -s 256M -n 10         # bigger files, more runs\n"
-	"  encbench-trace run -o /tmp/r --json | jq '.comparisons'\n"
-	"  encbench-trace run --no-trace            # benchmark without BPF\n"
-	"  encbench-trace run --html                # and open report.html\n"
-	"  encbench-trace run --preset luks-cp --target data1=/data1 "
-	"--target data2=/data2\n"
-	"  encbench-trace run --prometheus "
-	"/var/lib/prometheus/node-exporter/encbench.prom\n";
-
-static void print_run_help(void)
-{
-	const struct target_kind *const *t = target_list();
-	const struct workload_ops *const *w = workload_list();
-
-	fputs(run_usage, stdout);
-	for (; *t; t++)
-		printf("  %-10s %s\n", (*t)->kind, (*t)->help);
-	printf("\nWorkloads:\n");
-	for (; *w; w++) {
-		printf("  %-12s %s\n", (*w)->name, (*w)->help);
-		if ((*w)->follows)
-			printf("  %-12s follows %s\n", "", (*w)->follows);
-		for (const struct workload_key *k = (*w)->keys; k && k->key;
-		     k++)
-			printf("  %-12s --%s-%s: %s\n", "", (*w)->name, k->key,
-			       k->help);
-	}
-	fputs(run_examples, stdout);
-}
+/* In a parser: refuse the value with one line, exit 2. */
+#define ARG_BAD(...) return cmd_line_bad(state, __VA_ARGS__)
 
 enum {
 	OPT_SCRATCH = 256,
@@ -137,39 +41,130 @@ enum {
 	OPT_ZFS_COMP,
 	OPT_TARGET,
 	OPT_BASELINE,
+	/* The workloads' own options: OPT_WORKLOAD + their index. */
+	OPT_WORKLOAD = 0x10000,
 };
 
-static const struct option run_opts[] = {
-	{"size", required_argument, NULL, 's'},
-	{"runs", required_argument, NULL, 'n'},
-	{"targets", required_argument, NULL, 't'},
-	{"target", required_argument, NULL, OPT_TARGET},
-	{"baseline", required_argument, NULL, OPT_BASELINE},
-	{"workloads", required_argument, NULL, 'w'},
-	{"output", required_argument, NULL, 'o'},
-	{"scratch", required_argument, NULL, OPT_SCRATCH},
-	{"no-trace", no_argument, NULL, OPT_NO_TRACE},
-	{"no-drop-caches", no_argument, NULL, OPT_NO_DROP},
-	{"quiet", no_argument, NULL, 'q'},
-	{"json", no_argument, NULL, OPT_JSON},
-	{"zfs-encryption", required_argument, NULL, OPT_ZFS_ENC},
-	{"zfs-keyformat", required_argument, NULL, OPT_ZFS_FMT},
-	{"zfs-compression", required_argument, NULL, OPT_ZFS_COMP},
-	{"html", no_argument, NULL, OPT_HTML},
-	{"luks-cipher", required_argument, NULL, OPT_LUKS_CIPHER},
-	{"luks-key-size", required_argument, NULL, OPT_LUKS_KEY_SIZE},
-	{"luks-sector-size", required_argument, NULL, OPT_LUKS_SECTOR_SIZE},
-	{"luks-flags", required_argument, NULL, OPT_LUKS_FLAGS},
-	{"prometheus", required_argument, NULL, OPT_PROMETHEUS},
-	{"timeline", optional_argument, NULL, OPT_TIMELINE},
-	{"preset", required_argument, NULL, OPT_PRESET},
-	{"scale", required_argument, NULL, OPT_SCALE},
-	{"stable", required_argument, NULL, OPT_STABLE},
-	{"min-runs", required_argument, NULL, OPT_MIN_RUNS},
-	{"max-runs", required_argument, NULL, OPT_MAX_RUNS},
-	{"help", no_argument, NULL, 'h'},
+/* The groups of --help, in this order. */
+enum {
+	GROUP_RUN = 1,
+	GROUP_OUTPUT,
+	GROUP_TARGETS,
+	GROUP_KINDS,
+	GROUP_WORKLOADS,
+};
+
+/* Help text: one literal per phrase, never cut (clang-format would). */
+// clang-format off
+static const struct argp_option run_options[] = {
+	{"workloads", 'w', "LIST", 0, "workloads, comma-separated (default dd)", GROUP_RUN},
+	{"runs", 'n', "N|auto", 0, "iterations per workload and target (default 5); auto: until the relative standard error of every metric is under --stable", GROUP_RUN},
+	{"min-runs", OPT_MIN_RUNS, "N", 0, "with --runs auto: at least N runs (default 3)", GROUP_RUN},
+	{"max-runs", OPT_MAX_RUNS, "N", 0, "with --runs auto: at most N runs (default 20)", GROUP_RUN},
+	{"stable", OPT_STABLE, "PCT", 0, "with --runs auto: the relative standard error wanted, in % (default 3.5)", GROUP_RUN},
+	{"preset", OPT_PRESET, "NAME", 0, "a report's parameters: luks-cp, zfs-dd or phoronix", GROUP_RUN},
+	{"scale", OPT_SCALE, "X", 0, "the workloads' counts and durations times X (e.g. 0.1)", GROUP_RUN},
+	{"target", OPT_TARGET, "NAME=PATH", 0, "a folder of yours as target NAME (repeatable): its stack is detected; the work happens in a new subfolder of PATH, removed afterwards", GROUP_RUN},
+	{"baseline", OPT_BASELINE, "NAME", 0, "the target penalties are relative to (default: the first of --targets, else the first --target)", GROUP_RUN},
+	{"no-trace", OPT_NO_TRACE, 0, 0, "benchmark only, no BPF attribution", GROUP_RUN},
+	{"no-drop-caches", OPT_NO_DROP, 0, 0, "keep the page cache between write and read", GROUP_RUN},
+
+	{0, 0, 0, 0, "Output:", GROUP_OUTPUT},
+	{"output", 'o', "DIR", 0, "results folder, a new one (default ./encbench-results/<time>)", GROUP_OUTPUT},
+	{"quiet", 'q', 0, 0, "no histograms, no progress line", GROUP_OUTPUT},
+	{"json", OPT_JSON, 0, 0, "results.json on stdout (the text goes to stderr)", GROUP_OUTPUT},
+	{"html", OPT_HTML, 0, 0, "also report.html: charts, offline, one file", GROUP_OUTPUT},
+	{"prometheus", OPT_PROMETHEUS, "FILE", 0, "also the run as OpenMetrics text (a new file)", GROUP_OUTPUT},
+	{"timeline", OPT_TIMELINE, "S", OPTION_ARG_OPTIONAL, "per-I/O spans of each phase's first S seconds (default 2) as Perfetto/Chrome trace JSON", GROUP_OUTPUT},
 	{0},
 };
+
+/* What shapes the targets: run's, and setup's (which builds them only). */
+static const struct argp_option target_options[] = {
+	{0, 0, 0, 0, "Targets (run and setup):", GROUP_TARGETS},
+	{"targets", 't', "LIST", 0, "target kinds, baseline first (default: every kind this kernel supports, others skipped)", GROUP_TARGETS},
+	{"size", 's', "SIZE", 0, "bytes per workload iteration, and so each target's room (K/M/G; default 64M)", GROUP_TARGETS},
+	{"scratch", OPT_SCRATCH, "DIR", 0, "where images are created (default /var/tmp)", GROUP_TARGETS},
+	{"luks-cipher", OPT_LUKS_CIPHER, "C", 0, "LUKS2 cipher (default aes-xts-plain64)", GROUP_TARGETS},
+	{"luks-key-size", OPT_LUKS_KEY_SIZE, "N", 0, "LUKS2 key bits (default 512)", GROUP_TARGETS},
+	{"luks-sector-size", OPT_LUKS_SECTOR_SIZE, "N", 0, "LUKS2 sector size, 512 or 4096 (default 4096)", GROUP_TARGETS},
+	{"luks-flags", OPT_LUKS_FLAGS, "LIST", 0, "dm-crypt flags: no_read_workqueue, no_write_workqueue, same_cpu_crypt, submit_from_crypt_cpus", GROUP_TARGETS},
+	{"zfs-encryption", OPT_ZFS_ENC, "C", 0, "ZFS cipher of the zfs target (default aes-256-gcm)", GROUP_TARGETS},
+	{"zfs-keyformat", OPT_ZFS_FMT, "F", 0, "raw (default) or passphrase, from memory", GROUP_TARGETS},
+	{"zfs-compression", OPT_ZFS_COMP, "C", 0, "compression of both ZFS datasets (default lz4)", GROUP_TARGETS},
+	{0},
+};
+
+static const struct argp_option setup_options[] = {
+	{"quiet", 'q', 0, 0, "no progress line", GROUP_OUTPUT},
+	{0},
+};
+
+static const char run_doc[] =
+	"Build the targets to compare: the kinds of --targets "
+	"(a plain file system and encrypted ones, on loop devices) "
+	"and folders of your own (--target), whose stack is detected. "
+	"Run the same workloads on each, "
+	"report each penalty against the baseline with its 95 % confidence interval, "
+	"attribute the time of every I/O to the kernel's layers with BPF, "
+	"and say in one sentence where the time goes.\n"
+	"\v"
+	"EXAMPLES:\n"
+	"  sudo encbench-trace run\n"
+	"  sudo encbench-trace run -s 256M -n 10\n"
+	"  sudo encbench-trace run -o /tmp/r --json | jq '.comparisons'\n"
+	"  sudo encbench-trace run --no-trace --html\n"
+	"  sudo encbench-trace run -w fio --fio-rw randread --target mine=/srv/data\n"
+	"  sudo encbench-trace run --preset luks-cp --target a=/data1 --target b=/data2\n"
+	"  sudo encbench-trace run --prometheus /srv/metrics/encbench.prom\n";
+
+static const char setup_doc[] =
+	"Build targets as `run` does, verify them, and leave them mounted for your own tools; "
+	"print each target's name and folder. "
+	"Everything made is recorded in the state file; "
+	"`encbench-trace teardown` removes it.\n"
+	"\v"
+	"EXAMPLES:\n"
+	"  sudo encbench-trace setup --targets plain,fscrypt\n"
+	"  sudo encbench-trace setup -t luks2 --luks-sector-size 512 -s 1G\n"
+	"  sudo encbench-trace teardown\n";
+// clang-format on
+
+static const struct argp_option help_option[] = {
+	CMD_HELP_OPTION,
+	{0},
+};
+
+/* Room for the tables above, the target kinds and the workloads' own
+ * options (WORKLOAD_OPTIONS_MAX at most). */
+#define OPTIONS_MAX (64 + WORKLOAD_OPTIONS_MAX)
+
+struct option_table {
+	struct argp_option o[OPTIONS_MAX]; /* ends with {0} */
+	int n;
+};
+
+static void table_add(struct option_table *t, const struct argp_option *src)
+{
+	for (; src->name || src->key || src->doc; src++)
+		if (t->n < OPTIONS_MAX - 1)
+			t->o[t->n++] = *src;
+}
+
+/* The target kinds, from their table, as argp lays out documentation. */
+static void table_add_kinds(struct option_table *t)
+{
+	const struct argp_option head = {
+		0, 0, 0, 0, "Target kinds (--targets):", GROUP_KINDS};
+
+	table_add(t, (const struct argp_option[]){head, {0}});
+	for (const struct target_kind *const *k = target_list(); *k; k++) {
+		const struct argp_option kind = {
+			(*k)->kind, 0, 0, OPTION_DOC, (*k)->help, GROUP_KINDS};
+
+		table_add(t, (const struct argp_option[]){kind, {0}});
+	}
+}
 
 static int check_names(const struct run_config *cfg)
 {
@@ -193,40 +188,38 @@ static int check_names(const struct run_config *cfg)
 	}
 	return 0;
 }
-
 /* --target NAME=PATH: NAME names files (<target>-<workload>.csv), so
  * it is a plain word, and it is not a kind's. PATH is checked later,
  * with everything else that looks at the system. */
-static int parse_user_target(const char *arg, struct run_config *cfg)
+static error_t parse_user_target(struct argp_state *state, const char *arg,
+				 struct run_config *cfg)
 {
 	const char *eq = strchr(arg, '=');
 	size_t n = eq ? (size_t)(eq - arg) : 0;
 	int i = cfg->nr_user_targets;
 
 	if (!n || !eq[1])
-		RUN_BAD("invalid --target '%s': expected NAME=PATH", arg);
+		ARG_BAD("invalid --target '%s': expected NAME=PATH", arg);
 	if (n >= NAME_LEN ||
 	    strspn(arg, "abcdefghijklmnopqrstuvwxyz"
 			"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			"0123456789_-.") < n ||
 	    arg[0] == '.' || arg[0] == '-')
-		RUN_BAD("invalid --target name '%.*s': letters, digits, _ . "
-			"and - only, at most %d",
+		ARG_BAD("invalid --target name '%.*s': letters, digits, _ . and - only, at most %d",
 			(int)n, arg, NAME_LEN - 1);
 	if (strlen(eq + 1) >= PATH_LEN)
-		RUN_BAD("--target %.*s: path too long", (int)n, arg);
+		ARG_BAD("--target %.*s: path too long", (int)n, arg);
 	if (i >= MAX_USER_TARGETS)
-		RUN_BAD("too many --target: at most %d", MAX_USER_TARGETS);
+		ARG_BAD("too many --target: at most %d", MAX_USER_TARGETS);
 	snprintf(cfg->user_names[i], NAME_LEN, "%.*s", (int)n, arg);
 	snprintf(cfg->user_paths[i], PATH_LEN, "%s", eq + 1);
 	if (target_find(cfg->user_names[i]) ||
 	    !strcmp(cfg->user_names[i], user_target.kind))
-		RUN_BAD("--target name '%s' is a target kind's: name your "
-			"folder otherwise",
+		ARG_BAD("--target name '%s' is a target kind's: name your folder otherwise",
 			cfg->user_names[i]);
 	for (int j = 0; j < i; j++)
 		if (!strcmp(cfg->user_names[j], cfg->user_names[i]))
-			RUN_BAD("target '%s' given twice", cfg->user_names[i]);
+			ARG_BAD("target '%s' given twice", cfg->user_names[i]);
 	cfg->nr_user_targets++;
 	return 0;
 }
@@ -240,8 +233,7 @@ static int check_user_targets(struct run_config *cfg)
 	if (cfg->nr_user_targets && !cfg->targets_given)
 		cfg->nr_targets = 0;
 	if (cfg->nr_targets + cfg->nr_user_targets > MAX_TARGETS)
-		RUN_BAD("too many targets: at most %d, --targets and --target "
-			"together",
+		RUN_BAD("too many targets: at most %d, --targets and --target together",
 			MAX_TARGETS);
 	for (int i = 0; i < cfg->nr_targets && !found; i++)
 		found = !strcmp(cfg->targets[i], cfg->baseline);
@@ -254,7 +246,8 @@ static int check_user_targets(struct run_config *cfg)
 }
 
 /* --luks-*: the shape is checked here, what the kernel accepts at setup. */
-static int parse_luks_opt(int opt, const char *arg, struct luks_options *o)
+static error_t parse_luks_opt(struct argp_state *state, int opt,
+			      const char *arg, struct luks_options *o)
 {
 	char *end;
 	long n;
@@ -263,16 +256,13 @@ static int parse_luks_opt(int opt, const char *arg, struct luks_options *o)
 	case OPT_LUKS_CIPHER:
 		if (!*arg || !strchr(arg + 1, '-') ||
 		    strlen(arg) >= sizeof(o->cipher))
-			RUN_BAD("invalid LUKS cipher '%s': expected "
-				"cipher-mode-iv, e.g. aes-xts-plain64",
+			ARG_BAD("invalid LUKS cipher '%s': expected cipher-mode-iv, e.g. aes-xts-plain64",
 				arg);
 		snprintf(o->cipher, sizeof(o->cipher), "%s", arg);
 		return 0;
 	case OPT_LUKS_FLAGS:
 		if (dmcrypt_parse_flags(arg, &o->flags))
-			RUN_BAD("invalid --luks-flags '%s': expected "
-				"no_read_workqueue, no_write_workqueue, "
-				"same_cpu_crypt, submit_from_crypt_cpus",
+			ARG_BAD("invalid --luks-flags '%s': expected no_read_workqueue, no_write_workqueue, same_cpu_crypt, submit_from_crypt_cpus",
 				arg);
 		return 0;
 	}
@@ -282,32 +272,21 @@ static int parse_luks_opt(int opt, const char *arg, struct luks_options *o)
 		n = -1;
 	if (opt == OPT_LUKS_KEY_SIZE) {
 		if (n < 64 || n > 1024 || n % 8)
-			RUN_BAD("invalid LUKS key size '%s': expected bits, "
-				"a multiple of 8 (e.g. 256, 512)",
+			ARG_BAD("invalid LUKS key size '%s': expected bits, a multiple of 8 (e.g. 256, 512)",
 				arg);
 		o->key_bits = (int)n;
 	} else {
 		if (n != 512 && n != 4096)
-			RUN_BAD("invalid LUKS sector size '%s': expected 512 "
-				"or 4096",
+			ARG_BAD("invalid LUKS sector size '%s': expected 512 or 4096",
 				arg);
 		o->sector_size = (int)n;
 	}
 	return 0;
 }
 
-/* --name of an option, from its short letter or value. */
-static const char *opt_name(int c)
-{
-	for (const struct option *o = run_opts; o->name; o++)
-		if (o->val == c)
-			return o->name;
-	return "?";
-}
-
-/* One of ZFS's values for the property (zfsprops(7) of 2.1): 0, or 2
- * after the one-line error. */
-static int zfs_option(struct zfs_options *o, int opt, const char *v)
+/* One of ZFS's values for the property (zfsprops(7) of 2.1). */
+static error_t zfs_option(struct argp_state *state, int opt, const char *v,
+			  struct zfs_options *o)
 {
 	static const char *const ciphers[] = {
 		"aes-128-ccm", "aes-192-ccm", "aes-256-ccm", "aes-128-gcm",
@@ -337,14 +316,12 @@ static int zfs_option(struct zfs_options *o, int opt, const char *v)
 	     (sscanf(v, "zstd-fast-%u%c", &level, &tail) == 1 && level >= 1 &&
 	      level <= 1000)))
 		goto good;
-	fprintf(stderr,
-		"encbench-trace: %s: invalid --%s '%s' (ZFS accepts %s)\n",
-		config_command, opt_name(opt), v,
-		opt == OPT_ZFS_ENC   ? "aes-{128,192,256}-{ccm,gcm}"
-		: opt == OPT_ZFS_FMT ? "raw or passphrase"
-				     : "off, on, lz4, lzjb, zle, gzip[-N], "
-				       "zstd[-N], zstd-fast[-N]");
-	return 2;
+	ARG_BAD("invalid --%s '%s' (ZFS accepts %s)",
+		cmd_line_option_name(state, opt), v,
+		opt == OPT_ZFS_ENC ? "aes-{128,192,256}-{ccm,gcm}"
+		: opt == OPT_ZFS_FMT
+			? "raw or passphrase"
+			: "off, on, lz4, lzjb, zle, gzip[-N], zstd[-N], zstd-fast[-N]");
 good:
 	snprintf(dst, NAME_LEN / 2, "%s", v);
 	return 0;
@@ -363,8 +340,7 @@ static int add_baselines(struct run_config *cfg)
 		if (!b || have)
 			continue;
 		if (cfg->nr_targets >= MAX_TARGETS)
-			RUN_BAD("too many targets with '%s' (its baseline %s "
-				"is added): at most %d",
+			RUN_BAD("too many targets with '%s' (its baseline %s is added): at most %d",
 				cfg->targets[i], b, MAX_TARGETS);
 		memmove(cfg->targets[i + 1], cfg->targets[i],
 			(cfg->nr_targets - i) * sizeof(cfg->targets[0]));
@@ -375,176 +351,167 @@ static int add_baselines(struct run_config *cfg)
 	return 0;
 }
 
-int parse_run_args(int nr_args, char **args, struct run_config *cfg)
+static error_t size_option(struct argp_state *state, const char *arg,
+			   struct run_config *cfg)
 {
-	char *argv[nr_args + 1];
-	int argc;
-	int c, rc;
-	int64_t sz;
-	long n;
-	double x;
+	int64_t sz = parse_size(arg);
 
-	rc = workload_args_take(nr_args, args, argv, &argc, cfg);
+	if (sz <= 0)
+		ARG_BAD("invalid size '%s': expected a positive number with optional K, M or G",
+			arg);
+	if (sz % 4096)
+		ARG_BAD("size '%s' is not a multiple of 4 KiB (O_DIRECT needs aligned sizes)",
+			arg);
+	/* Bounded so that space arithmetic cannot wrap. */
+	if (sz > (1LL << 50))
+		ARG_BAD("size '%s' is larger than 1 PiB", arg);
+	cfg->size_bytes = sz;
+	cfg->size_given = true;
+	return 0;
+}
+
+/* How many times, and how: --runs, --min-runs, --max-runs, --stable,
+ * --scale, --timeline. */
+static error_t count_option(struct argp_state *state, int key, const char *arg,
+			    struct run_config *cfg)
+{
+	double x = 2;
+	long n;
+
+	switch (key) {
+	case 'n':
+		cfg->runs_given = true;
+		cfg->runs_auto = !strcmp(arg, "auto");
+		if (cfg->runs_auto)
+			return 0;
+		if (parse_int(arg, 1, MAX_SAMPLES, &n))
+			ARG_BAD("invalid runs '%s': expected 1..%d or auto",
+				arg, MAX_SAMPLES);
+		cfg->runs = (int)n;
+		return 0;
+	case OPT_MIN_RUNS:
+	case OPT_MAX_RUNS:
+		if (parse_int(arg, 2, MAX_SAMPLES, &n))
+			ARG_BAD("invalid --%s '%s': expected 2..%d",
+				cmd_line_option_name(state, key), arg,
+				MAX_SAMPLES);
+		*(key == OPT_MIN_RUNS ? &cfg->min_runs : &cfg->max_runs) =
+			(int)n;
+		return 0;
+	case OPT_STABLE:
+		if (parse_positive(arg, &x) || x >= 100)
+			ARG_BAD("invalid --stable '%s': a percentage above 0 and below 100",
+				arg);
+		cfg->stable_pct = x;
+		return 0;
+	case OPT_SCALE:
+		if (parse_positive(arg, &x) || x > 1000)
+			ARG_BAD("invalid --scale '%s': a number above 0 (0.1 shrinks by ten)",
+				arg);
+		cfg->scale = x;
+		return 0;
+	}
+	/* --timeline[=S] */
+	if (arg && (parse_positive(arg, &x) || x > 60))
+		ARG_BAD("invalid timeline '%s': expected seconds, more than 0 and at most 60",
+			arg);
+	cfg->timeline_s = x;
+	return 0;
+}
+
+/* Each option of run's and setup's tables. */
+static error_t run_key(int key, char *arg, struct argp_state *state)
+{
+	struct run_config *cfg = cmd_line_input(state);
+
+	if (key != ARGP_KEY_ARG && arg && !*arg)
+		ARG_BAD("option '--%s' needs a value, not an empty one",
+			cmd_line_option_name(state, key));
+	if (key >= OPT_WORKLOAD && key < OPT_WORKLOAD + WORKLOAD_OPTIONS_MAX) {
+		if (workload_option_take(key - OPT_WORKLOAD, arg, cfg))
+			ARG_BAD("more than %d workload options",
+				MAX_WORKLOAD_OPTS);
+		return 0;
+	}
+	switch (key) {
+	case 's':
+		return size_option(state, arg, cfg);
+	case 'n':
+	case OPT_MIN_RUNS:
+	case OPT_MAX_RUNS:
+	case OPT_STABLE:
+	case OPT_SCALE:
+	case OPT_TIMELINE:
+		return count_option(state, key, arg, cfg);
+	case OPT_PRESET:
+		snprintf(cfg->preset, sizeof(cfg->preset), "%s", arg);
+		return 0;
+	case 't':
+		if (parse_list(arg, cfg->targets, MAX_TARGETS,
+			       &cfg->nr_targets))
+			ARG_BAD("invalid target list '%s'", arg);
+		cfg->targets_given = true;
+		return 0;
+	case OPT_TARGET:
+		return parse_user_target(state, arg, cfg);
+	case OPT_BASELINE:
+		snprintf(cfg->baseline, sizeof(cfg->baseline), "%s", arg);
+		return 0;
+	case 'w':
+		if (parse_list(arg, cfg->workloads, MAX_WORKLOADS,
+			       &cfg->nr_workloads))
+			ARG_BAD("invalid workload list '%s'", arg);
+		cfg->workloads_given = true;
+		return 0;
+	case 'o':
+		snprintf(cfg->output, sizeof(cfg->output), "%s", arg);
+		return 0;
+	case OPT_SCRATCH:
+		snprintf(cfg->scratch, sizeof(cfg->scratch), "%s", arg);
+		return 0;
+	case OPT_PROMETHEUS:
+		snprintf(cfg->prometheus, sizeof(cfg->prometheus), "%s", arg);
+		return 0;
+	case OPT_NO_TRACE:
+		cfg->trace = false;
+		return 0;
+	case OPT_NO_DROP:
+		cfg->drop_caches = false;
+		return 0;
+	case 'q':
+		cfg->quiet = true;
+		return 0;
+	case OPT_JSON:
+		cfg->json = true;
+		return 0;
+	case OPT_HTML:
+		cfg->html = true;
+		return 0;
+	case OPT_LUKS_CIPHER:
+	case OPT_LUKS_KEY_SIZE:
+	case OPT_LUKS_SECTOR_SIZE:
+	case OPT_LUKS_FLAGS:
+		return parse_luks_opt(state, key, arg, &cfg->luks);
+	case OPT_ZFS_ENC:
+	case OPT_ZFS_FMT:
+	case OPT_ZFS_COMP:
+		return zfs_option(state, key, arg, &cfg->zfs);
+	}
+	return cmd_line_key(key, arg, state);
+}
+
+/* Parse with argp, then check what needs every option seen. */
+static int parse(const struct argp *argp, int argc, char **argv,
+		 struct run_config *cfg)
+{
+	struct cmd_line cl = {
+		.cmd = config_command, .input = cfg, .no_args = true};
+	int rc = cmd_line_parse(&cl, argp, argc, argv);
+
 	if (rc)
 		return rc;
-	opterr = 0; /* our own one-line messages */
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":s:n:t:w:o:qh", run_opts, NULL)) !=
-	       -1) {
-		if (optarg && !*optarg)
-			RUN_BAD("option '--%s' needs a value, not an empty one",
-				opt_name(c));
-		switch (c) {
-		case 's':
-			sz = parse_size(optarg);
-			if (sz <= 0)
-				RUN_BAD("invalid size '%s': expected a "
-					"positive "
-					"number with optional K, M or G",
-					optarg);
-			if (sz % 4096)
-				RUN_BAD("size '%s' is not a multiple of 4 KiB "
-					"(O_DIRECT needs aligned sizes)",
-					optarg);
-			/* Bounded so that space arithmetic cannot wrap. */
-			if (sz > (1LL << 50))
-				RUN_BAD("size '%s' is larger than 1 PiB",
-					optarg);
-			cfg->size_bytes = sz;
-			cfg->size_given = true;
-			break;
-		case 'n':
-			cfg->runs_given = true;
-			if (!strcmp(optarg, "auto")) {
-				cfg->runs_auto = true;
-				break;
-			}
-			if (parse_int(optarg, 1, MAX_SAMPLES, &n))
-				RUN_BAD("invalid runs '%s': expected 1..%d or "
-					"auto",
-					optarg, MAX_SAMPLES);
-			cfg->runs = (int)n;
-			cfg->runs_auto = false;
-			break;
-		case OPT_MIN_RUNS:
-		case OPT_MAX_RUNS:
-			if (parse_int(optarg, 2, MAX_SAMPLES, &n))
-				RUN_BAD("invalid %s '%s': expected 2..%d",
-					c == OPT_MIN_RUNS ? "--min-runs"
-							  : "--max-runs",
-					optarg, MAX_SAMPLES);
-			*(c == OPT_MIN_RUNS ? &cfg->min_runs : &cfg->max_runs) =
-				(int)n;
-			break;
-		case OPT_STABLE:
-			if (parse_positive(optarg, &x) || x >= 100)
-				RUN_BAD("invalid --stable '%s': a percentage "
-					"above 0 and below 100",
-					optarg);
-			cfg->stable_pct = x;
-			break;
-		case OPT_SCALE:
-			if (parse_positive(optarg, &x) || x > 1000)
-				RUN_BAD("invalid --scale '%s': a number above "
-					"0 "
-					"(0.1 shrinks by ten)",
-					optarg);
-			cfg->scale = x;
-			break;
-		case OPT_PRESET:
-			snprintf(cfg->preset, sizeof(cfg->preset), "%s",
-				 optarg);
-			break;
-		case 't':
-			if (parse_list(optarg, cfg->targets, MAX_TARGETS,
-				       &cfg->nr_targets))
-				RUN_BAD("invalid target list '%s'", optarg);
-			cfg->targets_given = true;
-			break;
-		case OPT_TARGET:
-			if (parse_user_target(optarg, cfg))
-				return 2;
-			break;
-		case OPT_BASELINE:
-			snprintf(cfg->baseline, sizeof(cfg->baseline), "%s",
-				 optarg);
-			break;
-		case 'w':
-			if (parse_list(optarg, cfg->workloads, MAX_WORKLOADS,
-				       &cfg->nr_workloads))
-				RUN_BAD("invalid workload list '%s'", optarg);
-			cfg->workloads_given = true;
-			break;
-		case 'o':
-			snprintf(cfg->output, sizeof(cfg->output), "%s",
-				 optarg);
-			break;
-		case OPT_SCRATCH:
-			snprintf(cfg->scratch, sizeof(cfg->scratch), "%s",
-				 optarg);
-			break;
-		case OPT_NO_TRACE:
-			cfg->trace = false;
-			break;
-		case OPT_NO_DROP:
-			cfg->drop_caches = false;
-			break;
-		case 'q':
-			cfg->quiet = true;
-			break;
-		case OPT_JSON:
-			cfg->json = true;
-			break;
-		case OPT_HTML:
-			cfg->html = true;
-			break;
-		case OPT_LUKS_CIPHER:
-		case OPT_LUKS_KEY_SIZE:
-		case OPT_LUKS_SECTOR_SIZE:
-		case OPT_LUKS_FLAGS:
-			if (parse_luks_opt(c, optarg, &cfg->luks))
-				return 2;
-			break;
-		case OPT_TIMELINE: {
-			double s = 2;
-
-			if (optarg) {
-				if (parse_positive(optarg, &s) || s > 60)
-					RUN_BAD("invalid timeline '%s': "
-						"expected "
-						"seconds, more than 0 and at "
-						"most 60",
-						optarg);
-			}
-			cfg->timeline_s = s;
-			break;
-		}
-		case OPT_PROMETHEUS:
-			snprintf(cfg->prometheus, sizeof(cfg->prometheus), "%s",
-				 optarg);
-			break;
-		case OPT_ZFS_ENC:
-		case OPT_ZFS_FMT:
-		case OPT_ZFS_COMP:
-			if (zfs_option(&cfg->zfs, c, optarg))
-				return 2;
-			break;
-		case 'h':
-			print_run_help();
-			return 1;
-		case ':':
-			RUN_BAD("option '%s' needs a value", argv[optind - 1]);
-		default:
-			RUN_BAD("unknown option '%s' (see encbench-trace run "
-				"--help)",
-				argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		RUN_BAD("unexpected argument '%s'", argv[optind]);
 	if (cfg->timeline_s > 0 && !cfg->trace)
-		RUN_BAD("--timeline rides on the tracer: it cannot go with "
-			"--no-trace");
+		RUN_BAD("--timeline rides on the tracer: it cannot go with --no-trace");
 	if (cfg->min_runs > cfg->max_runs)
 		RUN_BAD("--min-runs %d is above --max-runs %d", cfg->min_runs,
 			cfg->max_runs);
@@ -552,4 +519,36 @@ int parse_run_args(int nr_args, char **args, struct run_config *cfg)
 	rc = rc ? rc : add_baselines(cfg);
 	rc = rc ? rc : workload_args_resolve(cfg);
 	return rc ? rc : check_user_targets(cfg);
+}
+
+int parse_run_args(int argc, char **argv, struct run_config *cfg)
+{
+	static struct option_table t;
+	static struct argp run_argp = {.parser = run_key, .doc = run_doc};
+
+	if (!t.n) {
+		table_add(&t, run_options);
+		table_add(&t, target_options);
+		table_add_kinds(&t);
+		t.n += workload_options(t.o + t.n, OPTIONS_MAX - 1 - t.n,
+					OPT_WORKLOAD, GROUP_WORKLOADS);
+		table_add(&t, help_option);
+		run_argp.options = t.o;
+	}
+	return parse(&run_argp, argc, argv, cfg);
+}
+
+int parse_setup_args(int argc, char **argv, struct run_config *cfg)
+{
+	static struct option_table t;
+	static struct argp setup_argp = {.parser = run_key, .doc = setup_doc};
+
+	if (!t.n) {
+		table_add(&t, setup_options);
+		table_add(&t, target_options);
+		table_add_kinds(&t);
+		table_add(&t, help_option);
+		setup_argp.options = t.o;
+	}
+	return parse(&setup_argp, argc, argv, cfg);
 }

@@ -177,8 +177,8 @@ static const struct argp trace_argp = {
 	.options = trace_options,
 	.parser = trace_key,
 	.args_doc = "[-- CMD ARGS...]",
-	.doc = "Attribute the time of a command's or a process's read and write calls "
-	       "to the kernel's layers (what they waited for), "
+	.doc = "Attribute the time of a command's or a process's read and write calls to the kernel's layers "
+	       "(what they waited for), "
 	       "on the storage stack under PATH or DEV, "
 	       "and say in one sentence why they are slow. "
 	       "Give --path or --dev, and one of --pid, --cgroup or -- CMD.\n"

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmdline.h"
@@ -34,16 +35,17 @@ static const struct argp_option *option_of(const struct argp *argp,
 		return NULL;
 	if (word[1] != '-') {
 		for (const struct argp_option *o = argp->options;
-		     o->name || o->key; o++)
-			if (o->key == word[1])
+		     o->name || o->key || o->doc; o++)
+			if (o->key == word[1] && !(o->flags & OPTION_DOC))
 				return o;
 		return NULL;
 	}
 	word += 2;
 	len = strcspn(word, "=");
-	for (const struct argp_option *o = argp->options; o->name || o->key;
-	     o++) {
-		if (!o->name || strncmp(o->name, word, len))
+	for (const struct argp_option *o = argp->options;
+	     o->name || o->key || o->doc; o++) {
+		if (!o->name || (o->flags & OPTION_DOC) ||
+		    strncmp(o->name, word, len))
 			continue;
 		if (strlen(o->name) == len)
 			return o;
@@ -54,7 +56,7 @@ static const struct argp_option *option_of(const struct argp *argp,
 	return found;
 }
 
-/* argp (getopt below it) refused argv[next - 1]: say how, in one line. */
+/* argp refused argv[next - 1]: say how, in one line. */
 static void explain(struct cmd_line *cl, const struct argp_state *state)
 {
 	const char *word = state->argv[state->next - 1];
@@ -71,6 +73,15 @@ static void explain(struct cmd_line *cl, const struct argp_state *state)
 		snprintf(cl->error, sizeof(cl->error),
 			 "unknown option '%.*s' (see encbench-trace %s --help)",
 			 (int)len, word, cl->cmd);
+}
+
+const char *cmd_line_option_name(const struct argp_state *state, int key)
+{
+	for (const struct argp_option *o = state->root_argp->options;
+	     o->name || o->key || o->doc; o++)
+		if (o->key == key && o->name && !(o->flags & OPTION_DOC))
+			return o->name;
+	return "?";
 }
 
 error_t cmd_line_key(int key, char *arg, struct argp_state *state)
@@ -107,6 +118,33 @@ error_t cmd_line_key(int key, char *arg, struct argp_state *state)
 	return ARGP_ERR_UNKNOWN;
 }
 
+/* argp's help on stdout, without the trailing blanks glibc's line
+ * filler leaves where a text ends right at the margin (a line of spaces
+ * only, or spaces after the last word). */
+static void print_help(const struct argp *argp, const char *name)
+{
+	char *text = NULL, *line, *p;
+	size_t len = 0, end;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f) {
+		argp_help(argp, stdout, ARGP_HELP_STD_HELP, (char *)name);
+		return;
+	}
+	argp_help(argp, f, ARGP_HELP_STD_HELP, (char *)name);
+	fclose(f);
+	for (p = text; (line = strsep(&p, "\n"));) {
+		end = strlen(line);
+		while (end && line[end - 1] == ' ')
+			end--;
+		if (!end && line[0]) /* spaces only: not argp's blank line */
+			continue;
+		if (p || end)
+			printf("%.*s\n", (int)end, line);
+	}
+	free(text);
+}
+
 int cmd_line_parse(struct cmd_line *cl, const struct argp *argp, int argc,
 		   char **argv)
 {
@@ -123,7 +161,7 @@ int cmd_line_parse(struct cmd_line *cl, const struct argp *argp, int argc,
 	err = argp_parse(argp, argc, argv, flags, NULL, cl);
 	if (cl->help) {
 		snprintf(name, sizeof(name), "encbench-trace %s", cl->cmd);
-		argp_help(argp, stdout, ARGP_HELP_STD_HELP, name);
+		print_help(argp, name);
 		return 1;
 	}
 	if (err || cl->error[0]) {

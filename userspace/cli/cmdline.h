@@ -46,6 +46,8 @@ int cmd_line_parse(struct cmd_line *cl, const struct argp *argp, int argc,
 void *cmd_line_input(const struct argp_state *state);
 /* What every parser leaves to the common one: help, arguments, errors. */
 error_t cmd_line_key(int key, char *arg, struct argp_state *state);
+/* The long name of the option with this key ("size"), or "?". */
+const char *cmd_line_option_name(const struct argp_state *state, int key);
 /* From a parser: refuse an option's value, saying why (one line). */
 error_t cmd_line_bad(struct argp_state *state, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -80,12 +80,21 @@ int parse_list(const char *s, char out[][NAME_LEN], int max, int *n);
 /* Parse `run` arguments into cfg (after config_defaults). 0 on success,
  * 1 when help was printed, or 2 after printing a one-line error. */
 int parse_run_args(int argc, char **argv, struct run_config *cfg);
+/* The same for `setup`: the options of run that shape targets. */
+int parse_setup_args(int argc, char **argv, struct run_config *cfg);
 
-/* workload_args.c: every --<workload>-<key> VALUE of argv into
- * cfg->wopts, the other arguments into rest (argc + 1 entries, NULL-ended,
- * *nr_rest of them); argv is not written. 0, or 2 after a one-line error. */
-int workload_args_take(int argc, char **argv, char **rest, int *nr_rest,
-		       struct run_config *cfg);
+/* The most --<workload>-<key> options the workload table may declare. */
+#define WORKLOAD_OPTIONS_MAX 256
+
+struct argp_option;
+/* workload_args.c: into out (room for max), each workload of the table
+ * under a heading of its own (groups group, group + 1, ...), followed by
+ * its --<workload>-<key> options, keyed key_base + their index. Returns
+ * the number of entries written. */
+int workload_options(struct argp_option *out, int max, int key_base, int group);
+/* The option of that index was given this value: kept in cfg->wopts
+ * until the workloads are known. 0, or -1 when there are too many. */
+int workload_option_take(int index, const char *value, struct run_config *cfg);
 /* After the common options: the preset, then each workload's parameters
  * (defaults, --size/--scale, its own options, its check). 0 or 2. */
 int workload_args_resolve(struct run_config *cfg);

@@ -5,17 +5,25 @@
 
 _encbench_trace_names()
 {
-	# "Targets:" or "Workloads:" section of `run --help`: first words.
+	# `run --help`: the target kinds, "  NAME  what it is" lines of its
+	# "Target kinds" section, or the workloads, its "Workload NAME:"
+	# headings.
 	"$1" run --help 2>/dev/null |
-		awk -v sec="$2:" '$0 == sec { on = 1; next }
-			on && /^$/ { exit } on { print $1 }'
+		awk -v what="$2" '
+			what == "Targets" && /^ Target kinds/ { on = 1; next }
+			on && /^$/ { exit }
+			on && /^  [^ ]/ { print $1 }
+			what == "Workloads" && /^ Workload [^ ]+:/ {
+				sub(/:$/, "", $2); print $2 }'
 }
 
-# The workloads' own options, "--fio-rw: ..." lines of `run --help`.
+# The workloads' own options: the "--fio-rw=RW" lines under the "Workload"
+# headings of `run --help` (the last groups, before -h).
 _encbench_trace_workload_opts()
 {
 	"$1" run --help 2>/dev/null |
-		awk '$1 ~ /^--[a-z]+-[a-z-]+:$/ { sub(/:$/, "", $1); print $1 }'
+		awk '/^ Workload / { on = 1 } /^  -h, --help/ { exit }
+			on && $1 ~ /^--/ { sub(/=.*/, "", $1); print $1 }'
 }
 
 _encbench_trace()

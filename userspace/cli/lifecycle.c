@@ -119,75 +119,6 @@ void scratch_remove(char path[PATH_LEN])
 
 /* ---- setup ------------------------------------------------------------ */
 
-static const char setup_usage[] =
-	"Usage: encbench-trace setup [OPTIONS]\n"
-	"\n"
-	"Build targets as `run` does, verify them, and leave them mounted "
-	"for\n"
-	"your own tools; print each target's name and folder. Everything "
-	"made\n"
-	"is recorded in the state file; `encbench-trace teardown` removes "
-	"it.\n"
-	"\n"
-	"  -t, --targets LIST     target kinds (default: every kind this "
-	"kernel\n"
-	"                         supports)\n"
-	"  -s, --size SIZE        room for files of SIZE in each (default "
-	"64M)\n"
-	"      --scratch DIR      where images are created (default /var/tmp)\n"
-	"      --luks-cipher C, --luks-key-size N, --luks-sector-size N,\n"
-	"      --luks-flags LIST, --zfs-encryption C, --zfs-keyformat F,\n"
-	"      --zfs-compression C   as for run\n"
-	"  -q, --quiet            no progress line\n"
-	"  -h, --help             this help\n"
-	"\n"
-	"EXAMPLES:\n"
-	"  sudo encbench-trace setup --targets plain,fscrypt\n"
-	"  sudo cp big.iso <the fscrypt folder>/\n"
-	"  sudo encbench-trace teardown\n";
-
-/* The options of run that shape targets; each may be --name=value. */
-static const char *const setup_opts[] = {
-	"-t",
-	"--targets",
-	"-s",
-	"--size",
-	"--scratch",
-	"--luks-cipher",
-	"--luks-key-size",
-	"--luks-sector-size",
-	"--luks-flags",
-	"--zfs-encryption",
-	"--zfs-keyformat",
-	"--zfs-compression",
-	"-q",
-	"--quiet",
-	NULL,
-};
-
-static int check_setup_args(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		size_t n = strcspn(argv[i], "=");
-		bool ok = false, flag;
-
-		if (argv[i][0] != '-')
-			CMD_BAD("setup", "unexpected argument '%s'", argv[i]);
-		for (int k = 0; setup_opts[k] && !ok; k++)
-			ok = strlen(setup_opts[k]) == n &&
-			     !strncmp(argv[i], setup_opts[k], n);
-		if (!ok)
-			CMD_BAD("setup",
-				"unknown option '%s' (see encbench-trace "
-				"setup --help)",
-				argv[i]);
-		flag = !strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet");
-		if (!flag && !argv[i][n])
-			i++; /* its value */
-	}
-	return 0;
-}
-
 static void print_targets(const struct run_ctx *ctx)
 {
 	for (int i = 0; i < ctx->nr_targets; i++) {
@@ -206,17 +137,11 @@ int cmd_setup(int argc, char **argv)
 	int rc;
 
 	config_command = "setup";
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(setup_usage, stdout);
-			return 0;
-		}
 	config_defaults(&cfg);
-	rc = check_setup_args(argc, argv) ?: parse_run_args(argc, argv, &cfg)
-						     ?: validate_targets(&cfg);
+	rc = parse_setup_args(argc, argv, &cfg) ?: validate_targets(&cfg);
 	if (rc) {
 		config_free(&cfg);
-		return rc;
+		return rc == 1 ? 0 : rc; /* 1: help was printed */
 	}
 	ctx.cfg = &cfg;
 	ctx.r = calloc(1, sizeof(*ctx.r));

@@ -26,24 +26,32 @@ static const struct command commands[] = {
 	{0},
 };
 
+/* Help text: one literal per phrase, never cut (clang-format would). */
+// clang-format off
+static const char usage_doc[] =
+	"Usage: encbench-trace COMMAND [OPTIONS]\n\n"
+	"Measure what disk encryption costs and explain where the time goes.\n\n"
+	"Commands:\n";
+
+static const char examples_doc[] =
+	"\nEach command takes --help.\n\n"
+	"EXAMPLES:\n"
+	"  sudo encbench-trace run\n"
+	"  sudo encbench-trace probe --json\n"
+	"  sudo encbench-trace setup --targets plain,luks2\n"
+	"  sudo encbench-trace teardown\n"
+	"  encbench-trace report encbench-results/*/results.json\n"
+	"  encbench-trace merge --html fleet/ host1.json host2.json\n"
+	"  encbench-trace compare plain-dd.csv fscrypt-dd.csv\n"
+	"  sudo encbench-trace trace --path ~/luks -- cp a.iso ~/luks/\n";
+// clang-format on
+
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage: encbench-trace COMMAND [OPTIONS]\n\n"
-		     "Measure what disk encryption costs and explain where "
-		     "the time goes.\n\nCommands:\n");
+	fputs(usage_doc, out);
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(out, "  %-8s %s\n", c->name, c->help);
-	fprintf(out,
-		"\nEach command takes --help.\n\nEXAMPLES:\n"
-		"  sudo encbench-trace run\n"
-		"  sudo encbench-trace probe --json\n"
-		"  sudo encbench-trace setup --targets plain,luks2\n"
-		"  sudo encbench-trace teardown\n"
-		"  encbench-trace report encbench-results/*/results.json\n"
-		"  encbench-trace merge --html fleet/ host1.json host2.json\n"
-		"  encbench-trace compare plain-dd.csv fscrypt-dd.csv\n"
-		"  sudo encbench-trace trace --path ~/luks -- cp a.iso "
-		"~/luks/\n");
+	fputs(examples_doc, out);
 }
 
 int main(int argc, char **argv)
@@ -65,8 +73,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], c->name))
 			return c->fn(argc - 1, argv + 1);
 	fprintf(stderr,
-		"encbench-trace: unknown command '%s' (try "
-		"encbench-trace --help)\n",
+		"encbench-trace: unknown command '%s' (try encbench-trace --help)\n",
 		argv[1]);
 	return 2;
 }

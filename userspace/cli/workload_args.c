@@ -4,6 +4,8 @@
  * defaults, a preset, --size/--scale and its --<workload>-<key> options,
  * all checked before anything is created.
  */
+#include <argp.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,68 +118,59 @@ static int workload_index(const struct run_config *cfg, const char *name)
 	return -1;
 }
 
-/* "--fio-rw" -> workload fio, key rw, if fio is a workload. */
-static const struct workload_ops *split_opt(const char *arg, const char **key)
+/* The options made from the workload table (workload_options). */
+static struct key_option {
+	const struct workload_ops *w;
+	const struct workload_key *k;
+	char name[2 * NAME_LEN]; /* "fio-rw" */
+	char arg[NAME_LEN];	 /* "RW" */
+} key_options[WORKLOAD_OPTIONS_MAX];
+static char headings[MAX_WORKLOADS * 4][DETAIL_LEN];
+
+int workload_options(struct argp_option *out, int max, int key_base, int group)
 {
 	const struct workload_ops *const *w = workload_list();
+	int n = 0, nr_keys = 0;
 
-	if (strncmp(arg, "--", 2))
-		return NULL;
-	for (; *w; w++) {
-		size_t n = strlen((*w)->name);
+	for (int h = 0;
+	     w[h] && h < (int)(sizeof(headings) / DETAIL_LEN) && n < max;
+	     h++, group++) {
+		snprintf(headings[h], DETAIL_LEN, "Workload %s: %s%s%s.",
+			 w[h]->name, w[h]->help,
+			 w[h]->follows ? ". Follows " : "",
+			 w[h]->follows ? w[h]->follows : "");
+		out[n++] = (struct argp_option){0, 0, 0, 0, headings[h], group};
+		for (const struct workload_key *k = w[h]->keys;
+		     k && k->key && n < max && nr_keys < WORKLOAD_OPTIONS_MAX;
+		     k++, nr_keys++) {
+			struct key_option *o = &key_options[nr_keys];
 
-		if (!strncmp(arg + 2, (*w)->name, n) && arg[2 + n] == '-' &&
-		    arg[3 + n]) {
-			*key = arg + 3 + n;
-			return *w;
+			o->w = w[h];
+			o->k = k;
+			snprintf(o->name, sizeof(o->name), "%s-%s", w[h]->name,
+				 k->key);
+			for (size_t i = 0; i < sizeof(o->arg) - 1 && k->key[i];
+			     i++)
+				o->arg[i] = toupper((unsigned char)k->key[i]);
+			out[n++] = (struct argp_option){
+				o->name, key_base + nr_keys, o->arg, 0, k->help,
+				group};
 		}
 	}
-	return NULL;
+	return n;
 }
 
-int workload_args_take(int argc, char **argv, char **rest, int *nr_rest,
-		       struct run_config *cfg)
+int workload_option_take(int index, const char *value, struct run_config *cfg)
 {
-	int out = 0;
+	struct workload_opt *o;
 
-	for (int i = 0; i < argc; i++) {
-		struct workload_opt *o = &cfg->wopts[cfg->nr_wopts];
-		const char *key, *eq, *value;
-		const struct workload_ops *w;
-
-		/* argv[0], and everything from "--" on, is kept as it is. */
-		if (!i) {
-			rest[out++] = argv[0];
-			continue;
-		}
-		if (!strcmp(argv[i], "--")) {
-			while (i < argc)
-				rest[out++] = argv[i++];
-			break;
-		}
-		w = split_opt(argv[i], &key);
-		if (!w) {
-			rest[out++] = argv[i];
-			continue;
-		}
-		eq = strchr(key, '=');
-		if (eq)
-			value = eq + 1;
-		else if (i + 1 < argc)
-			value = argv[++i];
-		else
-			RUN_BAD("option '%s' needs a value", argv[i]);
-		if (cfg->nr_wopts >= MAX_WORKLOAD_OPTS)
-			RUN_BAD("more than %d workload options",
-				MAX_WORKLOAD_OPTS);
-		snprintf(o->workload, NAME_LEN, "%s", w->name);
-		snprintf(o->key, NAME_LEN, "%.*s",
-			 (int)(eq ? (size_t)(eq - key) : strlen(key)), key);
-		snprintf(o->value, PATH_LEN, "%s", value);
-		cfg->nr_wopts++;
-	}
-	rest[out] = NULL;
-	*nr_rest = out;
+	if (cfg->nr_wopts >= MAX_WORKLOAD_OPTS)
+		return -1;
+	o = &cfg->wopts[cfg->nr_wopts];
+	snprintf(o->workload, NAME_LEN, "%s", key_options[index].w->name);
+	snprintf(o->key, NAME_LEN, "%s", key_options[index].k->key);
+	snprintf(o->value, PATH_LEN, "%s", value);
+	cfg->nr_wopts++;
 	return 0;
 }
 

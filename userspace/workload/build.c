@@ -384,8 +384,7 @@ static const struct workload_key build_keys[] = {
 
 const struct workload_ops build_workload_ops = {
 	.name = "build",
-	.help = "time `make -jN` of a generated C tree with the system "
-		"compiler; seconds",
+	.help = "time `make -jN` of a generated C tree with the system compiler; seconds",
 	.follows = "Phoronix's Timed GCC Compilation (a generated tree)",
 	.params_size = sizeof(struct build_params),
 	.defaults = build_defaults,

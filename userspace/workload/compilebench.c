@@ -454,10 +454,9 @@ static const struct workload_key compilebench_keys[] = {
 
 const struct workload_ops compilebench_workload_ops = {
 	.name = "compilebench",
-	.help = "create a kernel-like tree, \"compile\" it (.o beside each "
-		".c), read it back; MB/s",
-	.follows = "Compile Bench's access pattern (built in), its Phoronix "
-		   "tests",
+	.help = "create a kernel-like tree, \"compile\" it (.o beside each .c), read it back; MB/s",
+	.follows =
+		"Compile Bench's access pattern (built in), its Phoronix tests",
 	.params_size = sizeof(struct compilebench_params),
 	.defaults = compilebench_defaults,
 	.common = compilebench_common,

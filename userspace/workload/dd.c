@@ -198,8 +198,7 @@ static const struct workload_key dd_keys[] = {
 
 const struct workload_ops dd_workload_ops = {
 	.name = "dd",
-	.help = "O_DIRECT write (1 MiB blocks, random data, fsync), drop "
-		"caches, O_DIRECT read",
+	.help = "O_DIRECT write (1 MiB blocks, random data, fsync), drop caches, O_DIRECT read",
 	.follows = "the ZFS report's dd loop, with the RNG out of the clock",
 	.params_size = sizeof(struct dd_params),
 	.defaults = dd_defaults,

@@ -664,8 +664,8 @@ static const char *fio_caveat(const struct target *t, const void *vp)
 
 static const struct workload_key fio_keys[] = {
 	{"rw", "jobs' modes: randread,randwrite,read,write (the default)"},
-	{"bs", "block size, one or one per mode (default 4k random, 4m "
-	       "sequential)"},
+	{"bs",
+	 "block size, one or one per mode (default 4k random, 4m sequential)"},
 	{"size", "bytes of the file the jobs use (default 256M)"},
 	{"runtime", "each job's runtime (default 10 s)"},
 	{"iodepth", "I/Os in flight (default 16)"},

@@ -492,8 +492,7 @@ static const struct workload_key nginx_keys[] = {
 
 const struct workload_ops nginx_workload_ops = {
 	.name = "nginx",
-	.help = "nginx serving static files from the target, wrk as the "
-		"client; requests/s",
+	.help = "nginx serving static files from the target, wrk as the client; requests/s",
 	.follows = "Phoronix's NGINX static web page serving (Debian's nginx "
 		   "and wrk; nginx's processes are traced, not wrk)",
 	.params_size = sizeof(struct nginx_params),

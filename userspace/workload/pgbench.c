@@ -422,10 +422,9 @@ static const struct workload_key pgbench_keys[] = {
 
 const struct workload_ops pgbench_workload_ops = {
 	.name = "pgbench",
-	.help = "PostgreSQL pgbench read-write on a throwaway cluster on the "
-		"target; TPS",
-	.follows = "Phoronix's PostgreSQL pgbench (Debian's server; the "
-		   "server's processes are traced, not the client)",
+	.help = "PostgreSQL pgbench read-write on a throwaway cluster on the target; TPS",
+	.follows =
+		"Phoronix's PostgreSQL pgbench (Debian's server; the server's processes are traced, not the client)",
 	.params_size = sizeof(struct pgbench_params),
 	.defaults = pgbench_defaults,
 	.common = pgbench_common,
