@@ -231,4 +231,15 @@ static inline void foreign_tracer_stop(pid_t pid)
 	}
 }
 
+/* leftovers() of the BPF ids the runs recorded in ids_file (their
+ * ENCBENCH_IDS_FILE): what they left under dir, and of what they made in
+ * the kernel. */
+static inline int leftovers_recorded(const char *dir, const char *ids_file)
+{
+	static struct bpf_id ids[4 * MAX_BPF_IDS];
+	int n = bpf_ids_from_file(ids_file, ids, 4 * MAX_BPF_IDS);
+
+	return leftovers(dir, ids, n < 0 ? 0 : n);
+}
+
 #endif

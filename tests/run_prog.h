@@ -13,6 +13,31 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* The program under test: $ENCBENCH_BIN, else ./encbench-trace. */
+static inline const char *run_prog_bin(void)
+{
+	return getenv("ENCBENCH_BIN") ?: "./encbench-trace";
+}
+
+/* An integration test's start: root (said on stderr if not), and a new
+ * folder of its own made from the template dir (mkdtemp). 0 or -1. */
+static inline int run_prog_begin(char *dir)
+{
+	if (geteuid() != 0) {
+		fprintf(stderr, "# integration tests need root\n");
+		return -1;
+	}
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+/* The BPF ids every run makes are recorded in <dir>/bpf-ids
+ * (ENCBENCH_IDS_FILE), whose path goes to ids_file. */
+static inline void run_prog_record_ids(const char *dir, char ids_file[PATH_MAX])
+{
+	snprintf(ids_file, PATH_MAX, "%s/bpf-ids", dir);
+	setenv("ENCBENCH_IDS_FILE", ids_file, 1);
+}
+
 /* Start bin with argv in cwd (NULL: the test's), as uid (NULL: root). */
 static inline pid_t run_spawn(const char *dir, const char *tag, const char *cwd,
 			      const char *uid, const char *const *argv)

@@ -45,7 +45,7 @@ static int setup(void **state)
 	const char *p;
 
 	(void)state;
-	bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
+	bin = run_prog_bin();
 	if (!mkdtemp(tmp))
 		return -1;
 	argv[0] = bin;

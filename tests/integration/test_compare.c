@@ -77,12 +77,8 @@ static struct json_object *small_run(const char *name)
 static int setup(void **state)
 {
 	(void)state;
-	if (geteuid() != 0) {
-		fprintf(stderr, "# integration tests need root\n");
-		return -1;
-	}
-	bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
-	if (!mkdtemp(tmp))
+	bin = run_prog_bin();
+	if (run_prog_begin(tmp))
 		return -1;
 	run_a = small_run("a");
 	run_b = run_a ? small_run("b") : NULL;

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "file_text.h"
+#include "run_prog.h"
 
 static char tmp[] = "/var/tmp/encbench-deb.XXXXXX";
 static char deb[PATH_MAX], root[PATH_MAX], prog[PATH_MAX + 32];
@@ -53,11 +54,7 @@ static int setup(void **state)
 	int status;
 
 	(void)state;
-	if (geteuid() != 0) {
-		fprintf(stderr, "# integration tests need root\n");
-		return -1;
-	}
-	if (!mkdtemp(tmp))
+	if (run_prog_begin(tmp))
 		return -1;
 	out = sh("make --no-print-directory deb", &status);
 	if (status || !out)

@@ -27,6 +27,7 @@
 
 #include "chromium.h"
 #include "file_text.h"
+#include "run_prog.h"
 
 static char tmp[] = "/var/tmp/encbench-html.XXXXXX";
 static char out[PATH_MAX];
@@ -86,12 +87,8 @@ static int setup(void **state)
 	FILE *f;
 
 	(void)state;
-	if (geteuid() != 0) {
-		fprintf(stderr, "# integration tests need root\n");
-		return -1;
-	}
-	bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
-	if (!mkdtemp(tmp))
+	bin = run_prog_bin();
+	if (run_prog_begin(tmp))
 		return -1;
 	snprintf(out, sizeof(out), "%s/out", tmp);
 	const char *argv[] = {bin,	"run",	    "--size", "16M",

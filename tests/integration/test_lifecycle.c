@@ -57,10 +57,7 @@ static int state_files(void)
 
 static int run_leftovers(void)
 {
-	static struct bpf_id ids[4 * MAX_BPF_IDS];
-	int n = bpf_ids_from_file(ids_file, ids, 4 * MAX_BPF_IDS);
-
-	return leftovers(tmp, ids, n < 0 ? 0 : n);
+	return leftovers_recorded(tmp, ids_file);
 }
 
 /* `run` on plain and fscrypt, stopped by the hook at `point`. Its pid,
@@ -115,17 +112,12 @@ static int teardown_cmd(const char *tag)
 static int setup(void **st)
 {
 	(void)st;
-	if (geteuid() != 0) {
-		fprintf(stderr, "# integration tests need root\n");
-		return -1;
-	}
-	bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
-	if (!mkdtemp(tmp))
+	bin = run_prog_bin();
+	if (run_prog_begin(tmp))
 		return -1;
 	snprintf(state, sizeof(state), "%s/state", tmp);
-	snprintf(ids_file, sizeof(ids_file), "%s/bpf-ids", tmp);
 	setenv("ENCBENCH_STATE_DIR", state, 1);
-	setenv("ENCBENCH_IDS_FILE", ids_file, 1);
+	run_prog_record_ids(tmp, ids_file);
 	return 0;
 }
 

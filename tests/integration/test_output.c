@@ -132,13 +132,8 @@ static void assert_whole(const char *dir)
 static int setup(void **state)
 {
 	(void)state;
-	if (geteuid() != 0) {
-		fprintf(stderr, "# integration tests need root\n");
-		return -1;
-	}
-	bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
-	bin = realpath(bin, NULL); /* the runs below change folder */
-	return bin && mkdtemp(tmp) ? 0 : -1;
+	bin = realpath(run_prog_bin(), NULL); /* the runs below change folder */
+	return bin && !run_prog_begin(tmp) ? 0 : -1;
 }
 
 static int teardown(void **state)

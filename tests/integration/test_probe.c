@@ -21,10 +21,12 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "run_prog.h"
+
 static json_object *probe_json(const char *as_user)
 {
 	char cmd[256];
-	const char *bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
+	const char *bin = run_prog_bin();
 	static char buf[1 << 16];
 	size_t n;
 	FILE *p;
@@ -167,7 +169,7 @@ static void test_not_root(void **state)
  * own, private: nothing it mounts or unmounts reaches the machine. */
 static int in_private_mounts(const char *script)
 {
-	const char *bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
+	const char *bin = run_prog_bin();
 	int status;
 	pid_t pid;
 

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "leftovers.h"
+#include "run_prog.h"
 
 #define ERASE "\r\033[K"
 
@@ -114,12 +115,8 @@ static int left_under(const char *dir)
 static int setup(void **state)
 {
 	(void)state;
-	if (geteuid() != 0) {
-		fprintf(stderr, "# integration tests need root\n");
-		return -1;
-	}
-	bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
-	return mkdtemp(tmp) ? 0 : -1;
+	bin = run_prog_bin();
+	return run_prog_begin(tmp);
 }
 
 static int teardown(void **state)

@@ -58,10 +58,7 @@ static int64_t num(struct json_object *o, const char *k)
 /* What the runs so far left: under tmp, and of the BPF ids they made. */
 static int run_leftovers(void)
 {
-	static struct bpf_id ids[4 * MAX_BPF_IDS];
-	int n = bpf_ids_from_file(ids_file, ids, 4 * MAX_BPF_IDS);
-
-	return leftovers(tmp, ids, n < 0 ? 0 : n);
+	return leftovers_recorded(tmp, ids_file);
 }
 
 static int setup(void **state)
@@ -69,16 +66,11 @@ static int setup(void **state)
 	char path[PATH_MAX];
 	(void)state;
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "# integration tests need root\n");
-		return -1;
-	}
-	bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
-	if (!mkdtemp(tmp))
+	bin = run_prog_bin();
+	if (run_prog_begin(tmp))
 		return -1;
 	snprintf(out, sizeof(out), "%s/out", tmp);
-	snprintf(ids_file, sizeof(ids_file), "%s/bpf-ids", tmp);
-	setenv("ENCBENCH_IDS_FILE", ids_file, 1);
+	run_prog_record_ids(tmp, ids_file);
 	biolatency = foreign_tracer_start(bio_links, 16, &nr_bio_links);
 	if (biolatency < 0)
 		return -1;

@@ -24,6 +24,7 @@
 
 #include "chromium.h"
 #include "file_text.h"
+#include "run_prog.h"
 #include "trace_event_check.h"
 
 static char tmp[] = "/var/tmp/encbench-timeline.XXXXXX";
@@ -40,16 +41,12 @@ static struct json_object *get(struct json_object *o, const char *k)
 
 static int setup(void **state)
 {
-	const char *bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
+	const char *bin = run_prog_bin();
 	int status;
 	pid_t pid;
 
 	(void)state;
-	if (geteuid() != 0) {
-		fprintf(stderr, "# integration tests need root\n");
-		return -1;
-	}
-	if (!mkdtemp(tmp))
+	if (run_prog_begin(tmp))
 		return -1;
 	snprintf(out, sizeof(out), "%s/out", tmp);
 	pid = fork();
@@ -232,7 +229,7 @@ static void test_chromium_parses(void **state)
 /* Bad input: exit 2 and nothing made. */
 static void test_bad_input(void **state)
 {
-	const char *bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
+	const char *bin = run_prog_bin();
 	const char *bad[][2] = {{"--timeline=0", NULL},
 				{"--timeline=x", NULL},
 				{"--timeline", "--no-trace"}};

@@ -24,6 +24,7 @@
 #include <json-c/json.h>
 
 #include "results_json.h"
+#include "run_prog.h"
 #include "storage/target.h"
 
 static char tmp[] = "/var/tmp/encbench-tracecmd.XXXXXX";
@@ -91,12 +92,8 @@ static int setup(void **state)
 	FILE *p;
 	(void)state;
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "# integration tests need root\n");
-		return -1;
-	}
-	bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
-	if (!mkdtemp(tmp))
+	bin = run_prog_bin();
+	if (run_prog_begin(tmp))
 		return -1;
 	if (sh("truncate -s 96M %s/img && mkdir %s/mnt", tmp, tmp))
 		return -1;

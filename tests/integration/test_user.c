@@ -151,18 +151,13 @@ static int setup(void **state)
 	char path[PATH_MAX];
 	(void)state;
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "# integration tests need root\n");
-		return -1;
-	}
-	bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
-	if (!mkdtemp(tmp))
+	bin = run_prog_bin();
+	if (run_prog_begin(tmp))
 		return -1;
 	snprintf(scratch, sizeof(scratch), "%s/scratch", tmp);
 	snprintf(out, sizeof(out), "%s/out", tmp);
-	snprintf(ids_file, sizeof(ids_file), "%s/bpf-ids", tmp);
 	snprintf(state_dir_path, sizeof(state_dir_path), "%s/state", tmp);
-	setenv("ENCBENCH_IDS_FILE", ids_file, 1);
+	run_prog_record_ids(tmp, ids_file);
 	/* State files of our own: other runs on the machine are not ours. */
 	setenv("ENCBENCH_STATE_DIR", state_dir_path, 1);
 	if (mkdir(scratch, 0755) || make_fs(&plainfs, NULL) ||

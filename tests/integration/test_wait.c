@@ -28,6 +28,7 @@
 #include <json-c/json.h>
 
 #include "results_json.h"
+#include "run_prog.h"
 
 #define NR_RUNS 3
 
@@ -68,12 +69,8 @@ static int setup(void **state)
 	char name[16];
 	(void)state;
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "# integration tests need root\n");
-		return -1;
-	}
-	bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
-	if (!mkdtemp(tmp))
+	bin = run_prog_bin();
+	if (run_prog_begin(tmp))
 		return -1;
 	for (int i = 0; i < NR_RUNS; i++) {
 		snprintf(name, sizeof(name), "run%d", i);
