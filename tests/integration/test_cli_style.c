@@ -95,6 +95,35 @@ static void test_unknown_option_one_line(void **state)
 		}
 }
 
+/* An empty argument (a path, a command to run) is refused by name, not
+ * passed on to fail later as "cannot read : No such file". */
+static void test_empty_argument_one_line(void **state)
+{
+	static const char *const lines[][5] = {
+		{"report", "", NULL},
+		{"merge", "", NULL},
+		{"compare", "", "", NULL},
+		{"trace", "--path", "/", "--", ""},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		const char *argv[7] = {bin};
+		char want[128];
+
+		for (int k = 0; k < 5 && lines[i][k]; k++)
+			argv[k + 1] = lines[i][k];
+		printf("# %s with an empty argument\n", lines[i][0]);
+		assert_int_equal(
+			run_reap(run_spawn(tmp, "empty", NULL, NULL, argv)), 2);
+		snprintf(want, sizeof(want),
+			 "encbench-trace: %s: an argument is empty\n",
+			 lines[i][0]);
+		assert_string_equal(run_output(tmp, "empty", "stderr"), want);
+		assert_string_equal(run_output(tmp, "empty", "stdout"), "");
+	}
+}
+
 static void test_help_has_examples(void **state)
 {
 	char want[64];
@@ -317,19 +346,18 @@ static void refuse_missing_and_empty(const char *cwd, const char *cmd,
 
 static void test_missing_and_empty_values(void **state)
 {
-	static const char *const cmds[] = {"run", "setup"};
 	struct table_option opts[128];
 	char cwd[sizeof(tmp) + 8], name[128];
 
 	(void)state;
 	snprintf(cwd, sizeof(cwd), "%s/cwd", tmp);
 	assert_int_equal(mkdir(cwd, 0755), 0);
-	for (size_t c = 0; c < 2; c++) {
-		int n = command_options(cmds[c], opts, 128);
+	for (int c = 0; c < nr_commands; c++) {
+		int n = command_options(commands[c], opts, 128);
 
 		for (int k = 0; k < n; k++)
 			if (opts[k].takes_value)
-				refuse_missing_and_empty(cwd, cmds[c],
+				refuse_missing_and_empty(cwd, commands[c],
 							 opts[k].name,
 							 opts[k].optional);
 	}
@@ -448,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_help_has_examples),
 		cmocka_unit_test(test_help_lists_every_option),
 		cmocka_unit_test(test_missing_and_empty_values),
+		cmocka_unit_test(test_empty_argument_one_line),
 		cmocka_unit_test(test_help_not_cut_mid_phrase),
 	};
 

@@ -424,9 +424,6 @@ static error_t run_key(int key, char *arg, struct argp_state *state)
 {
 	struct run_config *cfg = cmd_line_input(state);
 
-	if (key != ARGP_KEY_ARG && arg && !*arg)
-		ARG_BAD("option '--%s' needs a value, not an empty one",
-			cmd_line_option_name(state, key));
 	if (key >= OPT_WORKLOAD && key < OPT_WORKLOAD + WORKLOAD_OPTIONS_MAX) {
 		if (workload_option_take(key - OPT_WORKLOAD, arg, cfg))
 			ARG_BAD("more than %d workload options",

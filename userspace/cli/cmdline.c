@@ -97,6 +97,8 @@ error_t cmd_line_key(int key, char *arg, struct argp_state *state)
 		if (cl->no_args)
 			return cmd_line_bad(state, "unexpected argument '%s'",
 					    arg);
+		if (!*arg) /* a path or a command: never empty */
+			return cmd_line_bad(state, "an argument is empty");
 		if (cl->nr_args >= CMD_MAX_ARGS)
 			return cmd_line_bad(state, "more than %d arguments",
 					    CMD_MAX_ARGS);
@@ -145,9 +147,25 @@ static void print_help(const struct argp *argp, const char *name)
 	free(text);
 }
 
+/* Every command's parser sits behind this one: an option given an empty
+ * value ("--html ''", "--size=") is refused here, once for all of them,
+ * before the command's own parser sees it. */
+static error_t refuse_empty(int key, char *arg, struct argp_state *state)
+{
+	struct cmd_line *cl = state->input;
+
+	if (key != ARGP_KEY_ARG && arg && !*arg)
+		return cmd_line_bad(
+			state, "option '--%s' needs a value, not an empty one",
+			cmd_line_option_name(state, key));
+	return cl->parser(key, arg, state);
+}
+
 int cmd_line_parse(struct cmd_line *cl, const struct argp *argp, int argc,
 		   char **argv)
 {
+	struct argp checked = *argp;
+
 	/* Our own help and errors; arguments in order, so that a command
 	 * line after the options keeps its own options. */
 	const unsigned flags =
@@ -158,7 +176,9 @@ int cmd_line_parse(struct cmd_line *cl, const struct argp *argp, int argc,
 	cl->nr_args = 0;
 	cl->help = false;
 	cl->error[0] = '\0';
-	err = argp_parse(argp, argc, argv, flags, NULL, cl);
+	cl->parser = argp->parser;
+	checked.parser = refuse_empty;
+	err = argp_parse(&checked, argc, argv, flags, NULL, cl);
 	if (cl->help) {
 		snprintf(name, sizeof(name), "encbench-trace %s", cl->cmd);
 		print_help(argp, name);

@@ -27,6 +27,7 @@ struct cmd_line {
 	bool after_dashes; /* "--" came right before args[0] */
 	bool help;
 	char error[256];
+	argp_parser_t parser; /* the subcommand's, behind cmd_line_parse's */
 };
 
 /* In every option table: -h, --help. */
