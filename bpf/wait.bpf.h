@@ -21,6 +21,8 @@
 #ifndef __WAIT_BPF_H
 #define __WAIT_BPF_H
 
+#include "zfscrypt.h"
+
 #define MAX_WAIT_THREADS 4096
 #define MAX_WORKERS	 1024
 #define MAX_WORK_IO	 1024
@@ -124,6 +126,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct worker_stat);
 } worker_stats SEC(".maps");
+
+/* ZFS taskq threads in a zio (zfscrypt.h): created here, where it is
+ * always loaded, written by zfscrypt.bpf.c where ZFS is. */
+ZFS_THREADS_MAP;
+
+/* Set by user space when ZFS's crypt comes from CPU samples (its kprobes
+ * cannot attach): ZFS taskq threads' samples are kept too. */
+__u32 zfs_sample_workers = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -290,6 +300,59 @@ static __always_inline void split_chain(struct wait_stat *w, __u64 from,
 	wait_add(w, LAYER_CRYPT, to - q);
 }
 
+/*
+ * Blocked from `from` to `to`, woken by ZFS taskq thread z in the middle
+ * of a zio (z_rd_int finishing a read): the zio's vdev I/O (issued ..
+ * done) is device, z's time in spa_do_crypt_abd for the target is crypt,
+ * and the rest is ZFS's pipeline, in fs: before the I/O was issued (the
+ * issue taskq, the vdev queue), between its completion and z taking it
+ * (the interrupt taskq's queue), and z's other stages (checksum,
+ * decompression). The queue's wait counts as crypt for as long as the
+ * taskq threads were decrypting meanwhile (other blocks of the same read,
+ * before this one). The pieces add up to to - from.
+ */
+static __always_inline void split_zfs(struct wait_stat *w, __u64 from, __u64 to,
+				      const struct zfs_thread *z)
+{
+	__u64 p = from, q, crypt, dev = 0, pipe = 0;
+
+	__sync_fetch_and_add(&w->zfs_wakeups, 1);
+	if (!z->io_issued || !z->io_done) {
+		/* The vdev I/O was not seen whole: up to z's start, the
+		 * waiting cannot be told apart. */
+		q = clamp_ts(z->exec, p, to);
+		wait_add(w, LAYER_FS, q - p);
+		__sync_fetch_and_add(&w->unresolved_ns, q - p);
+		p = q;
+	} else {
+		q = clamp_ts(z->io_issued, p, to);
+		pipe += q - p;
+		p = q;
+		q = clamp_ts(z->io_done, p, to);
+		dev = q - p;
+		p = q;
+		q = clamp_ts(z->exec, p, to);
+		crypt = z->queue_crypt_ns < q - p ? z->queue_crypt_ns : q - p;
+		wait_add(w, LAYER_CRYPT, crypt);
+		__sync_fetch_and_add(&w->zfs_crypt_ns, crypt);
+		pipe += q - p - crypt;
+		p = q;
+	}
+	crypt = z->crypt_ns;
+	if (z->in_crypt && to > z->in_crypt)
+		crypt += to - z->in_crypt;
+	/* Decryption before the caller blocked is not its wait. */
+	if (crypt > to - p)
+		crypt = to - p;
+	pipe += to - p - crypt;
+	wait_add(w, LAYER_DEVICE, dev);
+	wait_add(w, LAYER_CRYPT, crypt);
+	wait_add(w, LAYER_FS, pipe);
+	__sync_fetch_and_add(&w->zfs_device_ns, dev);
+	__sync_fetch_and_add(&w->zfs_crypt_ns, crypt);
+	__sync_fetch_and_add(&w->zfs_pipeline_ns, pipe);
+}
+
 static __always_inline bool stack_count_add(struct stack_key *k, __u64 v)
 {
 	__u64 *c = bpf_map_lookup_elem(&stack_counts, k);
@@ -317,6 +380,7 @@ static __always_inline void split_blocked(void *ctx, struct thr_wait *t,
 	struct stack_key key = {};
 	struct done_rec *d;
 	struct served_worker *wk;
+	struct zfs_thread *zt;
 	__u64 ns, from;
 	long id;
 
@@ -330,6 +394,13 @@ static __always_inline void split_blocked(void *ctx, struct thr_wait *t,
 
 		split_chain(w, from, now, &io, wk->queued ?: wk->exec,
 			    wk->exec);
+		return;
+	}
+	zt = bpf_map_lookup_elem(&zfs_threads, &waker);
+	if (zt && zt->exec) {
+		struct zfs_thread z = *zt;
+
+		split_zfs(w, from, now, &z);
 		return;
 	}
 	d = bpf_map_lookup_elem(&done, &zero);
@@ -469,6 +540,30 @@ static __always_inline void sample_occupant(__u32 tid)
 	}
 }
 
+/* A ZFS taskq thread's CPU sample, by the op its taskq serves: user
+ * space counts those in cipher code as ZFS's crypt (zfscrypt.c). */
+static __always_inline void zfs_worker_sample(void *ctx)
+{
+	struct stack_key key = {.use = STACK_ZFS_SAMPLE};
+	char comm[16];
+	long id;
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	if (comm[0] != 'z' || comm[1] != '_')
+		return;
+	if (comm[2] == 'r' && comm[3] == 'd')
+		key.op = EB_OP_READ;
+	else if (comm[2] == 'w' && comm[3] == 'r')
+		key.op = EB_OP_WRITE;
+	else
+		return;
+	id = bpf_get_stackid(ctx, &stacks, 0);
+	if (id < 0)
+		return;
+	key.stackid = id;
+	stack_count_add(&key, 1);
+}
+
 /* On-CPU time of a syscall, split by where its kernel stack is; other
  * tasks' samples say whom runnable callers wait behind. */
 SEC("perf_event")
@@ -483,6 +578,8 @@ int wait_sample(void *ctx)
 	t = bpf_map_lookup_elem(&thr, &tid);
 	if (!t) {
 		sample_occupant(tid);
+		if (zfs_sample_workers && tracing_on)
+			zfs_worker_sample(ctx);
 		return 0;
 	}
 	if (t->state != THR_ON_CPU)

@@ -58,6 +58,12 @@ struct wait_stat {
 	 * behind. */
 	long long runnable;
 	unsigned long long behind_samples[NR_WORKER_KINDS + 1];
+	/* Blocked time whose waker was a ZFS taskq thread running a zio
+	 * (struct zfs_thread): wakeups, and what they gave to ns[] --
+	 * crypt, device (the vdev's I/O), and ZFS's own pipeline (in
+	 * ns[fs]: taskq and vdev queues, checksums, decompression). */
+	unsigned long long zfs_wakeups;
+	unsigned long long zfs_crypt_ns, zfs_device_ns, zfs_pipeline_ns;
 };
 
 /* worker_funcs values: enum worker_kind in the low byte, a flavour above
@@ -79,6 +85,9 @@ struct worker_stat {
 enum stack_use {
 	STACK_ONCPU_SAMPLE, /* value: samples */
 	STACK_WAKER_NS,	    /* value: ns of blocked time */
+	/* A ZFS taskq thread's CPU sample (z_rd_* for reads, z_wr_* for
+	 * writes): ZFS's crypt from samples where kprobes cannot attach. */
+	STACK_ZFS_SAMPLE, /* value: samples */
 };
 
 struct stack_key {

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Shared by zfscrypt.bpf.c and user space (userspace/trace/zfscrypt.c). */
+/*
+ * Shared by zfscrypt.bpf.c, attrib.bpf.c (wait.bpf.h) and user space
+ * (userspace/trace/zfscrypt.c).
+ */
 #ifndef __ZFSCRYPT_H
 #define __ZFSCRYPT_H
 
@@ -14,5 +17,41 @@ enum zfs_worker {
 	ZFS_WORKER_OTHER_TASKQ, /* another z_* taskq */
 	ZFS_NR_WORKERS,
 };
+
+/*
+ * What a ZFS taskq thread is doing now, for the wait attribution of the
+ * callers it wakes: zfscrypt.bpf.c writes it, wait.bpf.h reads it at
+ * sched_waking. One map, created by attrib.bpf.c (always loaded) and
+ * reused by zfscrypt.bpf.c (bpf_map__reuse_fd), keyed by thread id.
+ *
+ * A taskq thread runs one zio_execute() at a time; within it, the zio an
+ * interrupt taskq (z_rd_int) got from the vdev goes through the rest of
+ * its pipeline -- checksum, decryption (arc_read_done), decompression --
+ * and on to its parents, whose completion wakes the reader.
+ */
+struct zfs_thread {
+	__u64 exec;	 /* the current zio_execute began; 0: none */
+	__u64 io_issued; /* its zio's vdev I/O was started; 0: not seen */
+	__u64 io_done;	 /* that I/O completed (zio_interrupt); 0: not seen */
+	/* Time ZFS's taskq threads spent decrypting the target's blocks
+	 * while the zio waited in the taskq's queue (io_done .. exec): a
+	 * z_rd_int thread busy decrypting the other blocks of the same
+	 * read is what the last one queues behind. */
+	__u64 queue_crypt_ns;
+	__u64 crypt_start; /* first spa_do_crypt_abd of ours in it; 0: none */
+	__u64 crypt_ns;	   /* time in spa_do_crypt_abd of ours in it */
+	__u64 in_crypt;	   /* the call in progress began; 0: none */
+};
+
+#define ZFS_MAX_THREADS 1024
+
+/* LRU: a forgotten thread only loses the chain of its next wakeup. */
+#define ZFS_THREADS_MAP                                                        \
+	struct {                                                               \
+		__uint(type, BPF_MAP_TYPE_LRU_HASH);                           \
+		__uint(max_entries, ZFS_MAX_THREADS);                          \
+		__type(key, __u32);                                            \
+		__type(value, struct zfs_thread);                              \
+	} zfs_threads SEC(".maps")
 
 #endif /* __ZFSCRYPT_H */

@@ -236,6 +236,10 @@ static void cmp_attrib(const struct attribution *a, const struct attribution *b)
 			    sizeof(a->wait.cpu_wait_behind_ns));
 	assert_memory_equal(a->wait.behind_samples, b->wait.behind_samples,
 			    sizeof(a->wait.behind_samples));
+	assert_true(a->wait.zfs_wakeups == b->wait.zfs_wakeups);
+	assert_true(a->wait.zfs_crypt_ns == b->wait.zfs_crypt_ns);
+	assert_true(a->wait.zfs_device_ns == b->wait.zfs_device_ns);
+	assert_true(a->wait.zfs_pipeline_ns == b->wait.zfs_pipeline_ns);
 }
 
 static void cmp_results(const struct results *a, const struct results *b)

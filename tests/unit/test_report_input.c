@@ -260,6 +260,20 @@ static void test_layer_state_before_state(void **state)
 			    "not applicable");
 }
 
+/* A file from before the ZFS taskq chain: its wakers read as none. */
+static void test_wait_before_zfs_taskq(void **state)
+{
+	char path[160], text[1024];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/old-wait.json", dir);
+	write_mutated(path, "attribution[0].wait", "zfs_taskq_wakers", "");
+	assert_int_equal(read_caught(path, text, sizeof(text)), 0);
+	assert_true(out->attrib[0].wait.available);
+	assert_true(out->attrib[0].wait.zfs_wakeups == 0);
+	assert_true(out->attrib[0].wait.zfs_crypt_ns == 0);
+}
+
 /* `{"schema":"encbench-trace/1"}` printed an empty report, exit 0. */
 static void test_schema_only(void **state)
 {
@@ -406,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_base_document_reads),
 		cmocka_unit_test(test_bad_members),
 		cmocka_unit_test(test_layer_state_before_state),
+		cmocka_unit_test(test_wait_before_zfs_taskq),
 		cmocka_unit_test(test_schema_only),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_huge),

@@ -9,6 +9,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -288,6 +289,50 @@ static void test_verdict_not_slower(void **state)
 	assert_non_null(strstr(v.summary, "no time was measured"));
 }
 
+/* Wakeups by ZFS's taskq threads: their split is carried through and
+ * the verdict says what the caller waited for in them. */
+static void test_zfs_taskq_wakers(void **state)
+{
+	uint64_t comps[NR_LAYERS] = {[LAYER_FS] = 30 * MS,
+				     [LAYER_CRYPT] = 60 * MS,
+				     [LAYER_DEVICE] = 10 * MS};
+	struct wait_snapshot ws;
+	struct attribution a;
+	struct verdict v;
+	bool said = false;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	snprintf(a.target, sizeof(a.target), "zfs");
+	a.op = EB_OP_READ;
+	snap_reads(&ws, 10, comps, 0, 0, 0, 0, 0);
+	ws.ops[EB_OP_READ].zfs_wakeups = 8;
+	ws.ops[EB_OP_READ].zfs_crypt_ns = 60 * MS;
+	ws.ops[EB_OP_READ].zfs_device_ns = 10 * MS;
+	ws.ops[EB_OP_READ].zfs_pipeline_ns = 5 * MS;
+	wait_result_from(&ws, EB_OP_READ, &a.wait);
+	assert_true(a.wait.zfs_wakeups == 8);
+	assert_true(a.wait.zfs_crypt_ns == 60 * MS);
+	assert_true(a.wait.zfs_device_ns == 10 * MS);
+	assert_true(a.wait.zfs_pipeline_ns == 5 * MS);
+	assert_true(wait_sum_ns(&a.wait) == a.wait.total_ns);
+	verdict_wait(&a, NULL, NULL, true, &v);
+	assert_non_null(strstr(v.summary, "waiting for decryption"));
+	for (int i = 0; i < v.nr_evidence; i++)
+		said |= strstr(v.evidence[i],
+			       "ZFS taskq threads woke the caller 8 times: per "
+			       "read, 6.00 ms waiting for their decryption, "
+			       "1.00 ms for the vdev's I/O, 500 us in ZFS's "
+			       "pipeline") != NULL;
+	assert_true(said);
+	/* No such wakeup: no such line. */
+	ws.ops[EB_OP_READ].zfs_wakeups = 0;
+	wait_result_from(&ws, EB_OP_READ, &a.wait);
+	verdict_wait(&a, NULL, NULL, true, &v);
+	for (int i = 0; i < v.nr_evidence; i++)
+		assert_null(strstr(v.evidence[i], "ZFS taskq"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_crypto_on_added_time),
 		cmocka_unit_test(test_verdict_device_and_contention),
 		cmocka_unit_test(test_verdict_not_slower),
+		cmocka_unit_test(test_zfs_taskq_wakers),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -7,14 +7,23 @@
  * one pool, the unencrypted one is the baseline, the encrypted one must be
  * verified as ciphertext on the raw vdev, and ZFS's own encryption must
  * be attributed to `crypt` on the encrypted dataset only.
+ *
+ * The run stops once its datasets exist (ENCBENCH_PAUSE_AT) to set them
+ * primarycache=metadata: reads then miss the ARC, go to the vdev, and are
+ * decrypted by z_rd_int taskq threads, which wake the reader -- the chain
+ * the wait attribution must follow. A second, short run with ZFS's
+ * kprobes turned off (ENCBENCH_TEST_ZFS_NO_KPROBES, a test hook) must
+ * take ZFS's crypt from CPU samples.
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,36 +35,68 @@
 #define RUNS 3
 
 static char tmp[] = "/var/tmp/encbench-vmzfs.XXXXXX";
-static char out[sizeof(tmp) + 16];
-static json_object *results;
+static char out[sizeof(tmp) + 16], out_samples[sizeof(tmp) + 16];
+static json_object *results, *samples;
 
-static int setup(void **state)
+/* Our run's datasets, found by their mountpoints in our scratch folder,
+ * made to keep only metadata in the ARC. */
+static int uncache_datasets(void)
+{
+	char cmd[sizeof(tmp) + 160];
+
+	snprintf(cmd, sizeof(cmd),
+		 "zfs list -H -o name,mountpoint | awk -v d=%s/ "
+		 "'index($2, d) == 1 { print $1 }' | grep . | "
+		 "xargs -n1 zfs set primarycache=metadata",
+		 tmp);
+	return system(cmd);
+}
+
+/* `run --targets zfs --workloads dd` into dir; with ZFS's kprobes off
+ * (samples), or stopped after setup to make the reads miss the ARC. */
+static json_object *run(const char *dir, const char *size, int runs,
+			bool samples_only)
 {
 	const char *bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
-	char path[sizeof(out) + 32], runs[8];
+	char path[sizeof(out) + 32], nruns[8];
 	int status;
 	pid_t pid;
 
+	snprintf(nruns, sizeof(nruns), "%d", runs);
+	pid = fork();
+	if (pid == 0) {
+		if (samples_only)
+			setenv("ENCBENCH_TEST_ZFS_NO_KPROBES", "1", 1);
+		else
+			setenv("ENCBENCH_PAUSE_AT", "setup:zfs:dataset", 1);
+		execl(bin, bin, "run", "--targets", "zfs", "--workloads", "dd",
+		      "--size", size, "--runs", nruns, "--quiet", "--scratch",
+		      tmp, "--output", dir, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, WUNTRACED) == pid && WIFSTOPPED(status)) {
+		if (uncache_datasets())
+			fprintf(stderr, "# cannot set primarycache\n");
+		kill(pid, SIGCONT);
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "# run failed (status %d)\n", status);
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/results.json", dir);
+	return json_object_from_file(path);
+}
+
+static int setup(void **state)
+{
 	(void)state;
 	if (!mkdtemp(tmp))
 		return -1;
 	snprintf(out, sizeof(out), "%s/out", tmp);
-	snprintf(runs, sizeof(runs), "%d", RUNS);
-	pid = fork();
-	if (pid == 0) {
-		execl(bin, bin, "run", "--targets", "zfs", "--workloads", "dd",
-		      "--size", "8M", "--runs", runs, "--quiet", "--scratch",
-		      tmp, "--output", out, (char *)NULL);
-		_exit(127);
-	}
-	waitpid(pid, &status, 0);
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		fprintf(stderr, "# run failed (status %d)\n", status);
-		return -1;
-	}
-	snprintf(path, sizeof(path), "%s/results.json", out);
-	results = json_object_from_file(path);
-	return results ? 0 : -1;
+	snprintf(out_samples, sizeof(out_samples), "%s/smp", tmp);
+	results = run(out, "8M", RUNS, false);
+	samples = results ? run(out_samples, "2M", 1, true) : NULL;
+	return samples ? 0 : -1;
 }
 
 static int teardown(void **state)
@@ -64,6 +105,7 @@ static int teardown(void **state)
 
 	(void)state;
 	json_object_put(results);
+	json_object_put(samples);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
 	return system(cmd) ? -1 : 0;
 }
@@ -159,6 +201,82 @@ static void test_crypt_layer(void **state)
 	}
 }
 
+static uint64_t u64(json_object *o, const char *k)
+{
+	return json_object_get_uint64(get(o, k));
+}
+
+/* The wait decomposition of (target, op): it adds up to the syscalls'
+ * time, exactly. */
+static json_object *wait_of(json_object *doc, const char *target,
+			    const char *op)
+{
+	json_object *w = get(attrib_of(doc, target, op), "wait");
+	json_object *ns = get(w, "ns");
+	static const char *const comps[] = {"fs",      "crypt-queue", "crypt",
+					    "dm",      "blk-queue",   "device",
+					    "cpu-wait"};
+	uint64_t all = 0;
+
+	for (size_t i = 0; i < sizeof(comps) / sizeof(comps[0]); i++)
+		all += u64(ns, comps[i]);
+	assert_true(u64(w, "syscalls") > 0);
+	if (all != u64(w, "total_ns"))
+		fail_msg("%s %s: components %llu ns, syscalls %llu ns", target,
+			 op, (unsigned long long)all,
+			 (unsigned long long)u64(w, "total_ns"));
+	return w;
+}
+
+/* Reads that miss the ARC are decrypted by z_rd_int threads, which wake
+ * the reader: its wait has crypt through that chain, and the vdev's I/O
+ * as device; the unencrypted dataset's reads wait for no decryption. */
+static void test_read_chain(void **state)
+{
+	json_object *w = wait_of(results, "zfs", "read");
+	json_object *z = get(w, "zfs_taskq_wakers");
+	json_object *off = wait_of(results, "zfs-off", "read");
+
+	(void)state;
+	fprintf(stderr,
+		"# zfs read: %llu syscalls, %llu ns; %llu wakeups by ZFS "
+		"taskq threads: crypt %llu, device %llu, pipeline %llu ns; "
+		"crypt in all %llu ns\n",
+		(unsigned long long)u64(w, "syscalls"),
+		(unsigned long long)u64(w, "total_ns"),
+		(unsigned long long)u64(z, "wakeups"),
+		(unsigned long long)u64(z, "crypt_ns"),
+		(unsigned long long)u64(z, "device_ns"),
+		(unsigned long long)u64(z, "pipeline_ns"),
+		(unsigned long long)u64(get(w, "ns"), "crypt"));
+	if (!strstr(json_object_get_string(get(w, "source")), "zio_execute"))
+		fail_msg("wait source '%s'",
+			 json_object_get_string(get(w, "source")));
+	assert_true(u64(z, "wakeups") > 0);
+	assert_true(u64(z, "crypt_ns") > 0);
+	assert_true(u64(z, "device_ns") > 0);
+	assert_true(u64(get(w, "ns"), "crypt") >= u64(z, "crypt_ns"));
+	assert_true(u64(get(off, "zfs_taskq_wakers"), "wakeups") > 0);
+	assert_int_equal(u64(get(off, "ns"), "crypt"), 0);
+	assert_int_equal(u64(get(off, "zfs_taskq_wakers"), "crypt_ns"), 0);
+}
+
+/* Without its kprobes, ZFS's crypt comes from CPU samples of its taskq
+ * threads in cipher code: a fallback, with its reason. */
+static void test_crypt_from_samples(void **state)
+{
+	json_object *l = layer_of(samples, "zfs", "write", "crypt");
+
+	(void)state;
+	if (strncmp(str(l, "source"), "cpu samples", 11))
+		fail_msg("zfs crypt source '%s'", str(l, "source"));
+	assert_string_equal(str(l, "state"), "fallback");
+	if (!strstr(str(l, "reason"), "ENCBENCH_TEST_ZFS_NO_KPROBES"))
+		fail_msg("reason '%s'", str(l, "reason"));
+	assert_true(u64(l, "sum_ns") > 0);
+	assert_true(u64(l, "busy_ns") > 0);
+}
+
 /* O_DIRECT on OpenZFS 2.1 goes through the ARC: the output says so. */
 static void test_direct_caveat(void **state)
 {
@@ -185,6 +303,8 @@ int main(void)
 		cmocka_unit_test(test_datasets),
 		cmocka_unit_test(test_comparison),
 		cmocka_unit_test(test_crypt_layer),
+		cmocka_unit_test(test_read_chain),
+		cmocka_unit_test(test_crypt_from_samples),
 		cmocka_unit_test(test_direct_caveat),
 		cmocka_unit_test(test_no_pool_left),
 	};

@@ -222,6 +222,11 @@ struct wait_result {
 	uint64_t cpu_wait_behind_ns[NR_WORKER_KINDS + 1];
 	/* Bytes the target's devices completed for this op. */
 	uint64_t dev_bytes;
+	/* Wakeups by ZFS taskq threads in a zio (z_rd_int ending a read),
+	 * and what they gave to ns[]: crypt, device (the vdev's I/O), and
+	 * ZFS's pipeline, a part of ns[fs] (taskq and vdev queues,
+	 * checksums, decompression). */
+	uint64_t zfs_wakeups, zfs_crypt_ns, zfs_device_ns, zfs_pipeline_ns;
 	/* The workers the caller waits on, over the whole phase (all ops):
 	 * enum worker_kind. */
 	struct {

@@ -65,6 +65,23 @@ static struct json_object *behind_json(const struct wait_result *w)
 	return o;
 }
 
+/* Wakeups by ZFS taskq threads and what they gave to each component. */
+static struct json_object *zfs_json(const struct wait_result *w)
+{
+	struct json_object *o = json_object_new_object();
+	int err = !o;
+
+	err |= jadd_u64(o, "wakeups", w->zfs_wakeups);
+	err |= jadd_u64(o, "crypt_ns", w->zfs_crypt_ns);
+	err |= jadd_u64(o, "device_ns", w->zfs_device_ns);
+	err |= jadd_u64(o, "pipeline_ns", w->zfs_pipeline_ns);
+	if (err) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 struct json_object *report_wait_json(const struct wait_result *w)
 {
 	struct json_object *o = json_object_new_object();
@@ -89,6 +106,7 @@ struct json_object *report_wait_json(const struct wait_result *w)
 	err |= jadd_int(o, "nr_cpus", w->nr_cpus);
 	err |= jadd(o, "cpu_wait_behind", behind_json(w));
 	err |= jadd(o, "workers", workers_json(w));
+	err |= jadd(o, "zfs_taskq_wakers", zfs_json(w));
 	if (err) {
 		json_object_put(ns);
 		json_object_put(o);
@@ -127,6 +145,16 @@ void report_wait_from(int *err, struct json_object *parent,
 
 		jget_u64(err, e, "ns", &w->cpu_wait_behind_ns[k]);
 		jget_u64(err, e, "samples", &w->behind_samples[k]);
+	}
+	/* Absent from results.json before the ZFS taskq chain. */
+	ks = jhas(o, "zfs_taskq_wakers")
+		     ? jget_object(err, o, "zfs_taskq_wakers")
+		     : NULL;
+	if (ks) {
+		jget_u64(err, ks, "wakeups", &w->zfs_wakeups);
+		jget_u64(err, ks, "crypt_ns", &w->zfs_crypt_ns);
+		jget_u64(err, ks, "device_ns", &w->zfs_device_ns);
+		jget_u64(err, ks, "pipeline_ns", &w->zfs_pipeline_ns);
 	}
 	ks = jget_object(err, o, "workers");
 	for (int k = 0; ks && k < NR_WORKER_KINDS; k++) {

@@ -311,7 +311,73 @@ static void zfs_open(struct tracer *tr, const struct capabilities *caps,
 	if (why)
 		snprintf(tr->zfs_why, sizeof(tr->zfs_why), "%s", why);
 	else
-		zfscrypt_open(&tr->zc, tr->zfs_why, sizeof(tr->zfs_why));
+		zfscrypt_open(&tr->zc, bpf_map__fd(tr->skel->maps.zfs_threads),
+			      tr->zfs_why, sizeof(tr->zfs_why));
+}
+
+/*
+ * Without the kprobes, ZFS's crypt from CPU samples: those of its
+ * z_rd_*|z_wr_* taskq threads and of the callers in cipher code, times
+ * the sampling period. CPU time only: no calls, no latencies.
+ */
+static void zfs_from_samples(struct tracer *tr, struct trace_snapshot *snap)
+{
+	const struct wait_snapshot *w = &snap->wait;
+	char why[DETAIL_LEN];
+	uint64_t n = 0;
+
+	if (!w->sampled) {
+		snprintf(why, sizeof(why),
+			 "%.200s; no CPU samples either: %.200s", tr->zfs_why,
+			 tr->wait.sample_why);
+		snprintf(snap->sources[LAYER_CRYPT], DETAIL_LEN,
+			 "unavailable: %s", why);
+		layer_states_set(&snap->states, LAYER_CRYPT, -1,
+				 LAYER_UNAVAILABLE, why);
+		return;
+	}
+	snprintf(why, sizeof(why),
+		 "%.200s: ZFS's CPU time in cipher code from CPU samples, no "
+		 "per-call latencies",
+		 tr->zfs_why);
+	layer_states_set(&snap->states, LAYER_CRYPT, -1, LAYER_FALLBACK, why);
+	for (int op = 0; op < NR_OPS; op++) {
+		struct layer_stat *s = &snap->stats[LAYER_CRYPT][op];
+		uint64_t k = w->zfs_crypt_samples[op] + w->crypt_samples[op];
+		double ns = (double)k * 1e9 / w->sample_hz;
+
+		n += k;
+		s->sum_ns = (uint64_t)ns;
+		/* Samples of several CPUs can outrun the wall clock. */
+		s->busy_ns = ns < snap->wall_s * 1e9
+				     ? (uint64_t)ns
+				     : (uint64_t)(snap->wall_s * 1e9);
+	}
+	snprintf(snap->sources[LAYER_CRYPT], DETAIL_LEN,
+		 "cpu samples: ZFS cipher code (ICP gcm_/ccm_/aes, zio_crypt_, "
+		 "spa_do_crypt_) in z_rd_*/z_wr_* taskq threads and the "
+		 "callers at %d Hz per CPU, %llu samples, times the period "
+		 "(CPU time, not latency)",
+		 w->sample_hz, (unsigned long long)n);
+}
+
+/* Say in the wait's source how wakeups by ZFS's taskq threads split. */
+static void zfs_wait_source(const struct zfscrypt *zc, struct wait_snapshot *w)
+{
+	const char *chain = zfscrypt_chain_why(zc);
+	size_t n = strlen(w->source);
+
+	if (!chain[0])
+		snprintf(w->source + n, sizeof(w->source) - n,
+			 "; wakeups by ZFS taskq threads split by kprobes on "
+			 "zio_execute, zio_{delay_,}interrupt, "
+			 "vdev_{file,disk}_io_start "
+			 "and spa_do_crypt_abd");
+	else
+		snprintf(w->source + n, sizeof(w->source) - n,
+			 "; wakeups by ZFS taskq threads only partly followed "
+			 "(%s)",
+			 chain);
 }
 
 /* A ZFS target's crypt is ZFS's own, not the kernel crypto work the main
@@ -330,13 +396,11 @@ static void zfs_overlay(struct tracer *tr, struct trace_snapshot *snap)
 	       sizeof(snap->stats[LAYER_CRYPT_QUEUE]));
 	memset(snap->stats[LAYER_CRYPT], 0, sizeof(snap->stats[LAYER_CRYPT]));
 	if (!tr->zc) {
-		snprintf(snap->sources[LAYER_CRYPT], DETAIL_LEN,
-			 "unavailable: %s", tr->zfs_why);
-		layer_states_set(&snap->states, LAYER_CRYPT, -1,
-				 LAYER_UNAVAILABLE, tr->zfs_why);
+		zfs_from_samples(tr, snap);
 		return;
 	}
 	zfscrypt_end(tr->zc, snap->stats[LAYER_CRYPT], who);
+	zfs_wait_source(tr->zc, &snap->wait);
 	layer_states_set(&snap->states, LAYER_CRYPT, -1, LAYER_MEASURED, "");
 	snprintf(snap->sources[LAYER_CRYPT], DETAIL_LEN,
 		 "kprobe:spa_do_crypt_abd (ZFS encryption, the target's "
@@ -598,6 +662,7 @@ int trace_begin(struct tracer *tr, const struct trace_filter *f)
 	skel->bss->filter_devs = f->nr_devs > 0 || f->no_devices;
 	skel->bss->filter_dm = tr->filter_has_dm;
 	skel->bss->root_tgid = f->parent_tgid;
+	skel->bss->zfs_sample_workers = f->nr_zfs_objsets && !tr->zc;
 	skel->bss->cgroup_id = f->cgroup_id;
 	if (f->pid > 0) {
 		__u32 key = f->pid;
@@ -702,11 +767,12 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 					 "the target has no block device of "
 					 "its own");
 		}
-	if (tr->filter.nr_zfs_objsets)
-		zfs_overlay(tr, snap);
 	memcpy(snap->kernel_requests, tr->kreq_acc, sizeof(tr->kreq_acc));
 	wait_read(&tr->wait, tr->skel, &snap->wait);
 	snap->wall_s = (double)tr->wall_acc_ns / 1e9;
+	/* After wait_read: without kprobes, it has the samples. */
+	if (tr->filter.nr_zfs_objsets)
+		zfs_overlay(tr, snap);
 	snap->missed_events = tr->misses_acc;
 	return 0;
 }

@@ -49,6 +49,12 @@ struct wait_snapshot {
 	uint64_t samples[NR_OPS], crypt_samples[NR_OPS];
 	/* waker_stack_ns whose waker's stack was in crypto code. */
 	uint64_t waker_crypt_ns[NR_OPS];
+	/* CPU samples of ZFS's z_rd_*|z_wr_* taskq threads (reads, writes)
+	 * and those in cipher code: kept only where ZFS's crypt comes from
+	 * them (its kprobes cannot attach). */
+	uint64_t zfs_samples[NR_OPS], zfs_crypt_samples[NR_OPS];
+	/* The sampling rate, per CPU. */
+	int sample_hz;
 	struct worker_stat workers[NR_WORKER_KINDS];
 	int nr_cpus;
 };

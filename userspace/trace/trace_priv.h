@@ -133,7 +133,10 @@ struct zfscrypt;
 /* Why it cannot be traced here (ks may be NULL), or NULL if it can. */
 const char *zfscrypt_unavailable(const struct capabilities *caps,
 				 const struct ksyms *ks);
-int zfscrypt_open(struct zfscrypt **out, char *why, size_t len);
+/* threads_fd: attrib.bpf.c's zfs_threads map, which it shares. */
+int zfscrypt_open(struct zfscrypt **out, int threads_fd, char *why, size_t len);
+/* Which of the zio chain's kprobes did not attach, or "". */
+const char *zfscrypt_chain_why(const struct zfscrypt *zc);
 void zfscrypt_close(struct zfscrypt *zc);
 /* A phase counting only the datasets of these objset ids (n 0: all). */
 int zfscrypt_begin(struct zfscrypt *zc, const uint64_t *objsets, int n);

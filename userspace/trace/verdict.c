@@ -300,6 +300,27 @@ static void workqueue_line(const struct attribution *a,
 		wq, (unsigned long long)w->workers[WORKER_CRYPT].items, per);
 }
 
+/* Wakeups by ZFS's taskq threads (z_rd_int ending a read), split by
+ * what the thread and its zio did (wait.bpf.h: split_zfs). */
+static void zfs_taskq_line(const struct attribution *a, const char *opn,
+			   struct verdict *out)
+{
+	const struct wait_result *w = &a->wait;
+	char c[32], d[32], p[32];
+
+	if (!w->zfs_wakeups || !w->syscalls)
+		return;
+	fmt_ns(c, sizeof(c), (double)w->zfs_crypt_ns / w->syscalls);
+	fmt_ns(d, sizeof(d), (double)w->zfs_device_ns / w->syscalls);
+	fmt_ns(p, sizeof(p), (double)w->zfs_pipeline_ns / w->syscalls);
+	verdict_add_evidence(
+		out,
+		"ZFS taskq threads woke the caller %llu times: per %s, %s "
+		"waiting for their decryption, %s for the vdev's I/O, %s in "
+		"ZFS's pipeline (taskq and vdev queues, checksums; in fs)",
+		(unsigned long long)w->zfs_wakeups, opn, c, d, p);
+}
+
 void verdict_wait(const struct attribution *a, const struct attribution *b,
 		  const struct target_info *t, bool cpu_aes,
 		  struct verdict *out)
@@ -357,6 +378,7 @@ void verdict_wait(const struct attribution *a, const struct attribution *b,
 	 * read side's (decrypt work), dm-crypt's writes aside. */
 	if (a->op == EB_OP_READ)
 		workqueue_line(a, t, out);
+	zfs_taskq_line(a, opn, out);
 	contention_line(a, b, opn, out);
 	for (int i = 0; t && i < t->nr_notes; i++)
 		if (strstr(t->notes[i], "O_DIRECT"))

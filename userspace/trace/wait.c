@@ -257,6 +257,10 @@ static void read_stacks(const struct wait_tracer *w, struct attrib_bpf *skel,
 				s->crypt_samples[next.op] += val;
 		} else if (next.use == STACK_WAKER_NS && crypt) {
 			s->waker_crypt_ns[next.op] += val;
+		} else if (next.use == STACK_ZFS_SAMPLE) {
+			s->zfs_samples[next.op] += val;
+			if (crypt)
+				s->zfs_crypt_samples[next.op] += val;
 		}
 	}
 	free(seen);
@@ -269,6 +273,7 @@ void wait_read(const struct wait_tracer *w, struct attrib_bpf *skel,
 	s->available = true;
 	s->sampled = w->sampling;
 	s->nr_cpus = w->nr_cpus;
+	s->sample_hz = WAIT_SAMPLE_HZ;
 	if (w->sampling)
 		snprintf(s->source, sizeof(s->source),
 			 "sched_switch/sched_waking; on-CPU split by "

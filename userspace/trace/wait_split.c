@@ -90,6 +90,10 @@ void wait_result_from(const struct wait_snapshot *ws, int op,
 	out->unresolved_ns = w->unresolved_ns;
 	split_cpu_wait(w, out);
 	out->dev_bytes = w->dev_bytes;
+	out->zfs_wakeups = w->zfs_wakeups;
+	out->zfs_crypt_ns = w->zfs_crypt_ns;
+	out->zfs_device_ns = w->zfs_device_ns;
+	out->zfs_pipeline_ns = w->zfs_pipeline_ns;
 	for (int k = 0; k < NR_WORKER_KINDS; k++) {
 		out->workers[k].items = ws->workers[k].items;
 		out->workers[k].runq_ns = ws->workers[k].runq_ns;

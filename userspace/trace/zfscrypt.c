@@ -23,8 +23,14 @@
 
 #define ZFS_CRYPT_FUNC "spa_do_crypt_abd"
 
+/* Test hook: behave as if the kprobes could not attach, so that the CPU
+ * sample fallback can be tested where they can. */
+#define ZFS_NO_KPROBES_ENV "ENCBENCH_TEST_ZFS_NO_KPROBES"
+
 struct zfscrypt {
 	struct zfscrypt_bpf *skel;
+	/* The zio chain's kprobes that did not attach, or "". */
+	char chain_why[DETAIL_LEN];
 };
 
 /* Why the ZFS crypt layer cannot be traced here, or NULL if it can. */
@@ -33,6 +39,9 @@ const char *zfscrypt_unavailable(const struct capabilities *caps,
 {
 	if (access("/sys/module/zfs", F_OK))
 		return "the zfs module is not loaded";
+	if (getenv(ZFS_NO_KPROBES_ENV))
+		return "kprobes turned off by " ZFS_NO_KPROBES_ENV
+		       " (a test hook)";
 	if (!caps->kprobe.ok)
 		/* No fentry either: the zfs module has no BTF. */
 		return "needs kprobes (the zfs module has no BTF for fentry)";
@@ -41,17 +50,71 @@ const char *zfscrypt_unavailable(const struct capabilities *caps,
 	return NULL;
 }
 
-int zfscrypt_open(struct zfscrypt **out, char *why, size_t len)
+/*
+ * The zio chain's kprobes, each optional: where one cannot attach, the
+ * wakeups it would explain go by the waker's stack, as before the chain,
+ * and chain_why says so. vdev_disk_io_start only matters for pools on
+ * disks, vdev_file_io_start for pools on files: one of them suffices.
+ */
+static void attach_chain(struct zfscrypt *zc)
+{
+	struct zfscrypt_bpf *sk = zc->skel;
+	struct {
+		struct bpf_program *prog;
+		struct bpf_link **link;
+		const char *func;
+	} chain[] = {
+		{sk->progs.zfs_zio_execute, &sk->links.zfs_zio_execute,
+		 "zio_execute"},
+		{sk->progs.zfs_zio_execute_exit,
+		 &sk->links.zfs_zio_execute_exit, "zio_execute (return)"},
+		{sk->progs.zfs_zio_interrupt, &sk->links.zfs_zio_interrupt,
+		 "zio_interrupt"},
+		{sk->progs.zfs_zio_delay_interrupt,
+		 &sk->links.zfs_zio_delay_interrupt, "zio_delay_interrupt"},
+		{sk->progs.zfs_vdev_file_start, &sk->links.zfs_vdev_file_start,
+		 "vdev_file_io_start"},
+		{sk->progs.zfs_vdev_disk_start, &sk->links.zfs_vdev_disk_start,
+		 "vdev_disk_io_start"},
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(chain) / sizeof(*chain); i++) {
+		*chain[i].link = bpf_program__attach(chain[i].prog);
+		if (*chain[i].link)
+			continue;
+		*chain[i].link = NULL;
+		n += snprintf(zc->chain_why + n, sizeof(zc->chain_why) - n,
+			      "%skprobe on %s: %s", n ? "; " : "",
+			      chain[i].func, strerror(errno));
+		if (n >= sizeof(zc->chain_why))
+			break;
+	}
+}
+
+int zfscrypt_open(struct zfscrypt **out, int threads_fd, char *why, size_t len)
 {
 	struct zfscrypt *zc = calloc(1, sizeof(*zc));
+	struct bpf_program *prog;
 	int err;
 
 	*out = NULL;
 	if (!zc)
 		return -ENOMEM;
-	zc->skel = zfscrypt_bpf__open_and_load();
+	zc->skel = zfscrypt_bpf__open();
 	if (!zc->skel) {
 		err = -errno;
+		snprintf(why, len, "opening the ZFS kprobes: %s",
+			 strerror(-err));
+		goto cleanup;
+	}
+	bpf_object__for_each_program(
+		prog, zc->skel->obj) if (strncmp(bpf_program__name(prog),
+						 "zfs_crypt_", 10))
+		bpf_program__set_autoattach(prog, false);
+	err = bpf_map__reuse_fd(zc->skel->maps.zfs_threads, threads_fd);
+	err = err ?: zfscrypt_bpf__load(zc->skel);
+	if (err) {
 		snprintf(why, len, "loading the ZFS kprobes: %s",
 			 strerror(-err));
 		goto cleanup;
@@ -62,11 +125,17 @@ int zfscrypt_open(struct zfscrypt **out, char *why, size_t len)
 			 strerror(-err));
 		goto cleanup;
 	}
+	attach_chain(zc);
 	*out = zc;
 	return 0;
 cleanup:
 	zfscrypt_close(zc);
 	return err;
+}
+
+const char *zfscrypt_chain_why(const struct zfscrypt *zc)
+{
+	return zc->chain_why;
 }
 
 void zfscrypt_close(struct zfscrypt *zc)
@@ -80,12 +149,17 @@ void zfscrypt_close(struct zfscrypt *zc)
 int zfscrypt_begin(struct zfscrypt *zc, const uint64_t *objsets, int n)
 {
 	struct layer_stat zero = {0};
+	__u32 zero_key = 0;
 	__u64 nothing = 0;
 	__u8 one = 1;
 
 	__atomic_store_n(&zc->skel->bss->tracing_on, 0, __ATOMIC_SEQ_CST);
 	map_clear(zc->skel->maps.calls);
 	map_clear(zc->skel->maps.objsets);
+	map_clear(zc->skel->maps.zios);
+	bpf_map__update_elem(zc->skel->maps.crypt_total, &zero_key,
+			     sizeof(zero_key), &nothing, sizeof(nothing), 0);
+	map_clear(zc->skel->maps.zfs_threads);
 	for (__u32 k = 0; k < NR_OPS; k++)
 		bpf_map__update_elem(zc->skel->maps.stats, &k, sizeof(k), &zero,
 				     sizeof(zero), 0);
