@@ -142,6 +142,7 @@ START_MAP(cx_start, __u32, MAX_THREADS);  /* by kworker tid */
 START_MAP(enc_start, __u32, MAX_THREADS); /* by tid */
 START_MAP(dm_start, __u64, MAX_ITEMS);	  /* by struct bio * (dm device) */
 START_MAP(dmx_start, __u32, MAX_THREADS); /* by tid: inline dm-crypt */
+START_MAP(dmw_start, __u64, MAX_ITEMS);	  /* by struct dm_crypt_io * */
 START_MAP(iou_start, __u64, MAX_ITEMS);	  /* by struct io_kiocb * */
 
 static __always_inline struct layer_stat *stat_of(int layer, __u32 op)
@@ -477,6 +478,36 @@ static __always_inline __u64 dm_origin_queued(struct bio *bio)
 	return v ? v->ts : 0;
 }
 
+/*
+ * A bio queued below dm-crypt from its write thread ends that clone's
+ * dmcrypt-write item: the clone's bi_private is its dm_crypt_io. Queued
+ * from anywhere else (no_write_workqueue, or submit_from_crypt_cpus with a
+ * synchronous cipher, submit it from the crypt context), the clone never
+ * waited for the thread: its item ends uncounted.
+ */
+static __always_inline void dmw_queued(struct bio *bio, __u64 now)
+{
+	struct dm_crypt_io___x *io;
+	struct task_struct *thread;
+	__u64 key;
+
+	if (!filter_dm || !bpf_core_type_exists(struct dm_crypt_io___x))
+		return;
+	io = BPF_CORE_READ(bio, bi_private);
+	key = (__u64)io;
+	if (!bpf_map_lookup_elem(&dmw_start, &key))
+		return;
+	thread = BPF_CORE_READ(io, cc, write_thread);
+	if (thread != (void *)bpf_get_current_task()) {
+		item_end(&dmw_start, &key, LAYER_DMCRYPT_WRITE, now, false);
+		/* Submitted where it was encrypted: that time is crypt's. */
+		wait_dmio_stamp(key, DMIO_HANDOFF, 0);
+		return;
+	}
+	item_end(&dmw_start, &key, LAYER_DMCRYPT_WRITE, now, true);
+	wait_dmw_submitted();
+}
+
 static __always_inline int on_bio_queue(__u64 *ctx)
 {
 	struct bio *bio = (void *)ctx_arg(ctx, bio_queue_arg);
@@ -486,6 +517,8 @@ static __always_inline int on_bio_queue(__u64 *ctx)
 	__u32 op;
 	int grp;
 
+	/* Items in flight end also while paused (trace_pause). */
+	dmw_queued(bio, bpf_ktime_get_ns());
 	if (!tracing_on)
 		return 0;
 	grp = op_group(BPF_CORE_READ(bio, bi_opf));
@@ -725,7 +758,7 @@ static __always_inline int on_rq_complete(__u64 *ctx)
 	struct start *v = bpf_map_lookup_elem(&rq_start, &key);
 
 	if (v) {
-		wait_rq_complete(v->dm, v->queued, v->ts, v->op, (__u32)ctx[2]);
+		wait_rq_complete(rq, v, (__u32)ctx[2]);
 		if (v->op == EB_OP_WRITE && rq_in_flush_seq(rq))
 			bpf_map_update_elem(&flush_done, &key, &v->incarnation,
 					    BPF_ANY);
@@ -864,6 +897,7 @@ static __always_inline int on_queue_work(__u64 *ctx)
 	now = bpf_ktime_get_ns();
 	item_start(&cq_start, &key, LAYER_CRYPT_QUEUE, op, now, now);
 	wait_queue_work(key);
+	wait_dmio_work(work, op, DMIO_QUEUED, now);
 	return 0;
 }
 
@@ -893,6 +927,7 @@ static __always_inline int on_execute_start(__u64 *ctx)
 		return 0;
 	tid = (__u32)bpf_get_current_pid_tgid();
 	item_start(&cx_start, &tid, LAYER_CRYPT, op, now, now);
+	wait_dmio_work(work, op, DMIO_CRYPT, now);
 	return 0;
 }
 
@@ -1018,6 +1053,8 @@ static __always_inline int dmx_begin(struct dm_crypt_io___x *io)
 		return 0;
 	now = bpf_ktime_get_ns();
 	item_start(&dmx_start, &tid, LAYER_CRYPT, op, now, now);
+	if (op == EB_OP_WRITE)
+		wait_dmio_stamp((__u64)io, DMIO_CRYPT, now);
 	return 0;
 }
 
@@ -1053,5 +1090,44 @@ static __always_inline int dmx_end(void)
 
 DMX_PROGS(kcryptd_crypt_read_convert, rd)
 DMX_PROGS(kcryptd_crypt_write_convert, wr)
+
+/* ---- dmcrypt-write: dm-crypt's write thread --------------------------
+ * kcryptd_crypt_write_io_submit(io, async) is called once a write's
+ * encryption is done; unless the clone is submitted right there, it puts
+ * the io in cc->write_tree and wakes the dmcrypt_write/<dev> kthread,
+ * which submits the clones in sector order (dmcrypt_write, the same in
+ * 6.1 and 6.12 since b3c5fd305249 "dm crypt: sort writes", v4.0; with
+ * no_write_workqueue, 39d42fa96ba1 in v5.9, it is bypassed). No
+ * tracepoint marks the hand-off, so only fentry/kprobe see it; the end is
+ * block_bio_queue of the clone (dmw_queued). An io that failed its
+ * encryption is freed without being submitted: not started. */
+
+static __always_inline int dmw_begin(struct dm_crypt_io___x *io)
+{
+	__u64 key = (__u64)io, now;
+
+	if (!tracing_on || BPF_CORE_READ(io, error))
+		return 0;
+	if (dmcrypt_io_op(io) != EB_OP_WRITE)
+		return 0;
+	now = bpf_ktime_get_ns();
+	item_start(&dmw_start, &key, LAYER_DMCRYPT_WRITE, EB_OP_WRITE, now,
+		   now);
+	wait_dmio_stamp(key, DMIO_HANDOFF, now);
+	wait_dmw_thread(BPF_CORE_READ(io, cc, write_thread));
+	return 0;
+}
+
+SEC("fentry/kcryptd_crypt_write_io_submit")
+int BPF_PROG(dmw_fentry, struct dm_crypt_io___x *io)
+{
+	return dmw_begin(io);
+}
+
+SEC("kprobe/kcryptd_crypt_write_io_submit")
+int BPF_KPROBE(dmw_kprobe, struct dm_crypt_io___x *io)
+{
+	return dmw_begin(io);
+}
 
 char LICENSE[] SEC("license") = "GPL";

@@ -13,6 +13,9 @@ enum layer {
 	LAYER_FS,
 	LAYER_CRYPT_QUEUE,
 	LAYER_CRYPT,
+	/* dm-crypt's write thread: an encrypted write clone from its hand-off
+	 * (kcryptd_crypt_write_io_submit) to its submission below. */
+	LAYER_DMCRYPT_WRITE,
 	LAYER_DM,
 	LAYER_BLK_QUEUE,
 	LAYER_DEVICE,

@@ -106,9 +106,15 @@ static __always_inline __u32 disk_dev(struct gendisk *disk)
  * against module BTF (libbpf searches module BTF when vmlinux lacks the
  * type). The work item kcryptd_crypt runs on is embedded in it.
  */
+struct crypt_config___x {
+	struct task_struct *write_thread;
+} __attribute__((preserve_access_index));
+
 struct dm_crypt_io___x {
+	struct crypt_config___x *cc;
 	struct work_struct work;
 	struct bio *base_bio;
+	blk_status_t error;
 } __attribute__((preserve_access_index));
 
 /* dm core (drivers/md/dm-core.h): a target is given the clone embedded in

@@ -30,6 +30,7 @@
 #define MAX_STACK_KEYS	 4096
 #define MAX_WORKER_FUNCS 16
 #define MAX_BVECS	 256
+#define MAX_DMIO	 2048
 
 enum thr_state { THR_ON_CPU, THR_BLOCKED, THR_RUNNABLE };
 
@@ -41,9 +42,16 @@ struct thr_wait {
 };
 
 /* The life of one I/O: its dm bio queued on the dm device (0: none),
- * bio queued, request issued (0: not seen). */
+ * for a write below dm-crypt its encryption queued on kcryptd, started,
+ * and handed to the write thread (enum dmio_stamp; 0: not seen), bio
+ * queued, request issued (0: not seen). */
+enum dmio_stamp { DMIO_QUEUED, DMIO_CRYPT, DMIO_HANDOFF, NR_DMIO_STAMPS };
+_Static_assert(LAYER_CRYPT_QUEUE + DMIO_HANDOFF == LAYER_DMCRYPT_WRITE,
+	       "each dmio stamp opens the layer after the one before");
+
 struct io_times {
 	__u64 dm;
+	__u64 crypt[NR_DMIO_STAMPS];
 	__u64 queued;
 	__u64 issued;
 };
@@ -68,6 +76,10 @@ struct served_worker {
 	__u64 bytes;
 	__u32 kind; /* 1 + enum worker_kind while an item runs, else 0 */
 	__u32 on;
+	/* 1 + enum worker_kind of a kthread that runs no work items
+	 * (dmcrypt_write): each of its run-queue waits counts. */
+	__u32 thread_kind;
+	__u32 pad;
 };
 
 /* Preallocated, as every map here: an element allocated at run time can
@@ -95,6 +107,16 @@ struct {
 	__type(key, __u64);
 	__type(value, struct io_times);
 } work_io SEC(".maps");
+
+/* A write's dm_crypt_io -> its dmio_stamps, read when its clone's request
+ * completes. LRU: an io whose clone completes unseen (split below) would
+ * otherwise stay; a live one evicted only loses its split of dm. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, MAX_DMIO);
+	__type(key, __u64);
+	__type(value, struct io_times);
+} dmio_times SEC(".maps");
 
 /* Workers that ran an item of ours; LRU: a forgotten idle worker only
  * loses its next run-queue wait. */
@@ -262,6 +284,38 @@ static __always_inline __u64 clamp_ts(__u64 x, __u64 lo, __u64 hi)
 }
 
 /*
+ * The stretch of a write below dm-crypt from its dm bio's queueing (p) to
+ * its hand-off to the write thread: dm until kcryptd queued it, then
+ * crypt-queue, crypt. A stamp not seen (0) leaves its stage empty, its
+ * time with the stage before. Returns where the write-thread stage
+ * starts: the hand-off, or the clone's queueing if none was seen.
+ */
+static __always_inline __u64 split_dmio(struct wait_stat *w, __u64 p, __u64 to,
+					const struct io_times *io)
+{
+	int cur = LAYER_DM;
+	__u64 q;
+
+	for (int i = 0; i < NR_DMIO_STAMPS; i++) {
+		if (!io->crypt[i])
+			continue;
+		q = clamp_ts(io->crypt[i], p, to);
+		wait_add(w, cur, q - p);
+		p = q;
+		/* Stamp i opens layer crypt-queue + i (attrib.h's order). */
+		cur = LAYER_CRYPT_QUEUE + i;
+	}
+	/* Without a hand-off the time since the last stamp is that stage's
+	 * up to the clone's queueing. */
+	if (cur != LAYER_DMCRYPT_WRITE) {
+		q = clamp_ts(io->queued, p, to);
+		wait_add(w, cur, q - p);
+		p = q;
+	}
+	return p;
+}
+
+/*
  * Blocked from `from` to `to`, waiting for an I/O (io) that a work item
  * queued at kq and started at ks (0, 0: no work item) finished. Each
  * stage's interval clipped to [from, to]: the pieces add up to to - from.
@@ -280,13 +334,14 @@ static __always_inline void split_chain(struct wait_stat *w, __u64 from,
 		p = q;
 	} else {
 		/* Below a dm device: in dm-crypt's own stages from the dm
-		 * bio's queueing to its clone's, encryption of writes on
-		 * kcryptd included. */
+		 * bio's queueing to its clone's; a write's encryption on
+		 * kcryptd and its wait for the write thread where seen. */
 		q = clamp_ts(io->dm ?: io->queued, p, to);
 		wait_add(w, LAYER_FS, q - p);
 		p = q;
+		p = split_dmio(w, p, to, io);
 		q = clamp_ts(io->queued, p, to);
-		wait_add(w, LAYER_DM, q - p);
+		wait_add(w, LAYER_DMCRYPT_WRITE, q - p);
 		p = q;
 		q = clamp_ts(io->issued, p, to);
 		wait_add(w, LAYER_BLK_QUEUE, q - p);
@@ -431,6 +486,12 @@ static __always_inline struct worker_stat *worker_stat_of(__u32 kind)
 	return bpf_map_lookup_elem(&worker_stats, &kind);
 }
 
+static __always_inline void worker_oncpu(struct worker_stat *ws, __u64 ns)
+{
+	if (ws)
+		__sync_fetch_and_add(&ws->oncpu_ns, ns);
+}
+
 static __always_inline void worker_runq(struct worker_stat *ws, __u64 ns)
 {
 	if (!ws)
@@ -487,6 +548,9 @@ static __always_inline int on_sched_switch(__u64 *ctx)
 	if (wk) {
 		if (wk->kind && wk->on && now > wk->last)
 			wk->oncpu += now - wk->last;
+		else if (wk->thread_kind && wk->on && now > wk->last)
+			worker_oncpu(worker_stat_of(wk->thread_kind - 1),
+				     now - wk->last);
 		wk->on = 0;
 		wk->woke = runnable ? now : 0;
 	}
@@ -510,6 +574,9 @@ static __always_inline int on_sched_switch(__u64 *ctx)
 			ns = now - wk->woke;
 			if (wk->kind)
 				worker_runq(worker_stat_of(wk->kind - 1), ns);
+			else if (wk->thread_kind)
+				worker_runq(worker_stat_of(wk->thread_kind - 1),
+					    ns);
 			else
 				wk->pending = ns;
 		}
@@ -533,6 +600,8 @@ static __always_inline void sample_occupant(__u32 tid)
 	wk = bpf_map_lookup_elem(&workers, &tid);
 	if (wk && wk->kind && wk->kind <= NR_WORKER_KINDS)
 		cls = wk->kind - 1;
+	else if (wk && wk->thread_kind && wk->thread_kind <= NR_WORKER_KINDS)
+		cls = wk->thread_kind - 1;
 	for (__u32 op = 0; op < NR_OPS; op++) {
 		w = wait_stat_of(op);
 		if (w && w->runnable > 0 && cls <= NR_WORKER_KINDS)
@@ -598,22 +667,99 @@ int wait_sample(void *ctx)
 
 /* ---- requests and work items ---------------------------------------- */
 
-static __always_inline void
-wait_rq_complete(__u64 dm, __u64 queued, __u64 issued, __u32 op, __u64 bytes)
+/* The dmio_stamps of the write whose clone heads request rq, taken out of
+ * dmio_times into io (left 0 if it has none). */
+static __always_inline void dmio_take(struct request *rq, struct io_times *io)
 {
-	struct wait_stat *w = wait_stat_of(op);
+	__u64 key = (__u64)BPF_CORE_READ(rq, bio, bi_private);
+	struct io_times *t = bpf_map_lookup_elem(&dmio_times, &key);
+
+	if (!t)
+		return;
+	for (int i = 0; i < NR_DMIO_STAMPS; i++)
+		io->crypt[i] = t->crypt[i];
+	bpf_map_delete_elem(&dmio_times, &key);
+}
+
+/* Request rq, started as v (rq_start), completes `bytes`. */
+static __always_inline void wait_rq_complete(struct request *rq,
+					     const struct start *v, __u64 bytes)
+{
+	struct wait_stat *w = wait_stat_of(v->op);
 	__u32 zero = 0;
 	struct done_rec *d = bpf_map_lookup_elem(&done, &zero);
 
 	if (d) {
-		d->io.dm = dm;
-		d->io.queued = queued;
-		d->io.issued = issued;
+		__builtin_memset(&d->io, 0, sizeof(d->io));
+		d->io.dm = v->dm;
+		d->io.queued = v->queued;
+		d->io.issued = v->ts;
+		if (v->dm && v->op == EB_OP_WRITE)
+			dmio_take(rq, &d->io);
 		d->pid = (__u32)bpf_get_current_pid_tgid();
 		d->valid = 1;
 	}
 	if (w)
 		__sync_fetch_and_add(&w->dev_bytes, bytes);
+}
+
+/* Stamp `which` of the write io (a struct dm_crypt_io *) at now; now 0
+ * takes a stamp back. */
+static __always_inline void wait_dmio_stamp(__u64 io, int which, __u64 now)
+{
+	struct io_times *t = bpf_map_lookup_elem(&dmio_times, &io), init = {};
+
+	if (which < 0 || which >= NR_DMIO_STAMPS || (!t && !now))
+		return;
+	if (!t) {
+		/* The kcryptd stage comes first: a later stamp without an
+		 * entry is an inline or unseen encryption. */
+		init.crypt[which] = now;
+		bpf_map_update_elem(&dmio_times, &io, &init, BPF_ANY);
+		return;
+	}
+	t->crypt[which] = now;
+}
+
+/* The same for a dm-crypt work item serving a write (op: its op). */
+static __always_inline void wait_dmio_work(struct work_struct *work, int op,
+					   int which, __u64 now)
+{
+	__u64 func = (__u64)BPF_CORE_READ(work, func);
+	__u32 *kind = bpf_map_lookup_elem(&crypt_funcs, &func);
+
+	if (op != EB_OP_WRITE || !kind || *kind != CRYPT_WORK_DMCRYPT ||
+	    !bpf_core_type_exists(struct dm_crypt_io___x))
+		return;
+	wait_dmio_stamp((__u64)work - bpf_core_field_offset(
+					      struct dm_crypt_io___x, work),
+			which, now);
+}
+
+/* dm-crypt's write thread serves one of our writes: from now on each of
+ * its run-queue waits is counted (it runs no work items to mark). */
+static __always_inline void wait_dmw_thread(struct task_struct *thread)
+{
+	struct served_worker init = {.thread_kind = WORKER_DMCRYPT_WRITE + 1};
+	__u32 tid = BPF_CORE_READ(thread, pid);
+	struct served_worker *wk;
+
+	if (!tid)
+		return;
+	wk = bpf_map_lookup_elem(&workers, &tid);
+	if (wk)
+		wk->thread_kind = WORKER_DMCRYPT_WRITE + 1;
+	else
+		bpf_map_update_elem(&workers, &tid, &init, BPF_NOEXIST);
+}
+
+/* The write thread submitted one of our clones. */
+static __always_inline void wait_dmw_submitted(void)
+{
+	struct worker_stat *ws = worker_stat_of(WORKER_DMCRYPT_WRITE);
+
+	if (ws)
+		__sync_fetch_and_add(&ws->items, 1);
 }
 
 /* A crypto work item queued by a completion of ours serves that I/O. */
@@ -729,9 +875,7 @@ static __always_inline void wait_execute_start(struct work_struct *work,
 	wk->last = now;
 	wk->on = 1;
 	wk->oncpu = 0;
-	wk->io.dm = 0;
-	wk->io.queued = 0;
-	wk->io.issued = 0;
+	__builtin_memset(&wk->io, 0, sizeof(wk->io));
 	wk->bytes = 0;
 	if (kind == WORKER_CRYPT) {
 		io = bpf_map_lookup_elem(&work_io, &key);

@@ -24,6 +24,9 @@
 enum worker_kind {
 	WORKER_CRYPT,  /* crypto work items (crypt_funcs) */
 	WORKER_DEVICE, /* a CPU-served device's worker (loop) */
+	/* dm-crypt's dmcrypt_write/<dev> kthread: no work items, every
+	 * run-queue wait of it counts. */
+	WORKER_DMCRYPT_WRITE,
 	NR_WORKER_KINDS,
 };
 

@@ -422,6 +422,65 @@ static void write_file(const char *path, const char *text)
 	assert_int_equal(fclose(fp), 0);
 }
 
+/* Every "dmcrypt-write" member and layer entry out of o, as a file from
+ * before that stage has none. */
+static void strip_dmcrypt_write(struct json_object *o)
+{
+	if (json_object_is_type(o, json_type_array)) {
+		for (size_t i = json_object_array_length(o); i-- > 0;) {
+			struct json_object *e = json_object_array_get_idx(o, i);
+			struct json_object *name;
+
+			if (json_object_object_get_ex(e, "layer", &name) &&
+			    !strcmp(json_object_get_string(name),
+				    "dmcrypt-write"))
+				json_object_array_del_idx(o, i, 1);
+			else
+				strip_dmcrypt_write(e);
+		}
+		return;
+	}
+	if (!json_object_is_type(o, json_type_object))
+		return;
+	json_object_object_del(o, "dmcrypt-write");
+	json_object_object_foreach(o, key, val)
+	{
+		(void)key;
+		strip_dmcrypt_write(val);
+	}
+}
+
+/* A results.json written before the dmcrypt-write stage still reads, and
+ * the stage says it was not recorded rather than "unavailable". */
+static void test_reads_file_without_dmcrypt_write(void **state)
+{
+	struct fx *f = *state;
+	const struct layer_result *l;
+	struct json_object *doc;
+
+	assert_int_equal(report_write_json(f->in, f->dir), 0);
+	doc = json_object_from_file(f->path);
+	assert_non_null(doc);
+	strip_dmcrypt_write(doc);
+	assert_non_null(strstr(json_object_to_json_string(doc), "crypt-queue"));
+	assert_null(strstr(json_object_to_json_string(doc), "dmcrypt-write"));
+	unlink(f->path);
+	assert_int_equal(json_object_to_file(f->path, doc), 0);
+	json_object_put(doc);
+	assert_int_equal(report_read_json(f->path, f->out), 0);
+	l = &f->out->attrib[0].layers[LAYER_DMCRYPT_WRITE];
+	assert_int_equal(l->state, LAYER_UNAVAILABLE);
+	assert_int_equal(l->count, 0);
+	assert_string_equal(l->reason, "not recorded in this file");
+	assert_non_null(strstr(l->source, "predates"));
+	/* The layers it had are read as written. */
+	assert_int_equal(f->out->attrib[0].layers[LAYER_DEVICE].count,
+			 f->in->attrib[0].layers[LAYER_DEVICE].count);
+	assert_int_equal(f->out->attrib[0].wait.ns[LAYER_CRYPT],
+			 f->in->attrib[0].wait.ns[LAYER_CRYPT]);
+	assert_int_equal(f->out->attrib[0].wait.ns[LAYER_DMCRYPT_WRITE], 0);
+}
+
 static void test_read_errors(void **state)
 {
 	struct fx *f = *state;
@@ -461,6 +520,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_caps_shape, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_reads_file_without_dmcrypt_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_errors, setup,
 						teardown),
 	};

@@ -167,6 +167,117 @@ static void test_hidden(void **state)
 	ksyms_free(ks);
 }
 
+static char plan_why[DETAIL_LEN];
+
+/* plan_states then dmw_plan, as the tracer does: dmcrypt-write's state for
+ * writes, its reason in why (ls's), its source in src. */
+static enum layer_state plan_dmw(const struct capabilities *caps, bool btf,
+				 const char *btf_why, enum enc_method m,
+				 const char *m_why, char *src, size_t len)
+{
+	static struct layer_states ls;
+	struct crypt_work_plan cw = {0};
+
+	plan_states(caps, btf, btf_why, ENC_FENTRY, "", &cw, &ls);
+	dmw_plan(caps, btf, m, m_why, src, len, &ls);
+	for (int op = 0; op < NR_OPS; op++)
+		if (op != EB_OP_WRITE)
+			assert_int_equal(ls.state[LAYER_DMCRYPT_WRITE][op],
+					 LAYER_NOT_APPLICABLE);
+	snprintf(plan_why, sizeof(plan_why), "%s",
+		 ls.why[LAYER_DMCRYPT_WRITE][EB_OP_WRITE]);
+	return ls.state[LAYER_DMCRYPT_WRITE][EB_OP_WRITE];
+}
+
+/* dmcrypt-write: only where dm_crypt's hand-off function is, and only for
+ * writes; fentry preferred, kprobe a fallback that says why. */
+static void test_dmcrypt_write_plan(void **state)
+{
+	struct capabilities caps = {0};
+	char why[DETAIL_LEN] = "", src[DETAIL_LEN];
+	struct ksyms *ks;
+
+	(void)state;
+	caps.tp_btf.ok = caps.fentry.ok = caps.kprobe.ok = true;
+	ks = load(KALLSYMS("ffffffff81000000", "ffffffff81000100",
+			   "ffffffff81000200", "ffffffffc0000000"),
+		  "");
+	/* dm_crypt loaded without the function: not in this kernel. */
+	assert_int_equal(dmw_choose(&caps, ks, why, sizeof(why)), ENC_NONE);
+	assert_non_null(strstr(why, DMW_FUNC " is not in this kernel"));
+	assert_int_equal(
+		plan_dmw(&caps, true, "", ENC_NONE, why, src, sizeof(src)),
+		LAYER_UNAVAILABLE);
+	assert_string_equal(plan_why, why);
+	assert_non_null(strstr(src, "unavailable: " DMW_FUNC));
+	ksyms_free(ks);
+
+	ks = load(KALLSYMS("ffffffff81000000", "ffffffff81000100",
+			   "ffffffff81000200", "ffffffffc0000000"),
+		  "ffffffffc0000100 t " DMW_FUNC "\t[dm_crypt]\n");
+	assert_int_equal(dmw_choose(&caps, ks, why, sizeof(why)), ENC_FENTRY);
+	assert_int_equal(
+		plan_dmw(&caps, true, "", ENC_FENTRY, "", src, sizeof(src)),
+		LAYER_MEASURED);
+	assert_non_null(strstr(src, "fentry:" DMW_FUNC "->tp_btf:"));
+	/* raw_tp's end keeps plan_states' fallback and its reason. */
+	assert_int_equal(plan_dmw(&caps, false, "EINVAL", ENC_FENTRY, "", src,
+				  sizeof(src)),
+			 LAYER_FALLBACK);
+	assert_string_equal(plan_why, "tp_btf: EINVAL");
+
+	/* fentry refused: kprobe, a fallback naming fentry's failure. */
+	caps.fentry.ok = false;
+	snprintf(caps.fentry.detail, DETAIL_LEN, "EPERM");
+	assert_int_equal(dmw_choose(&caps, ks, why, sizeof(why)), ENC_KPROBE);
+	assert_int_equal(
+		plan_dmw(&caps, true, "", ENC_KPROBE, "", src, sizeof(src)),
+		LAYER_FALLBACK);
+	assert_string_equal(plan_why, "fentry: EPERM");
+	assert_non_null(strstr(src, "kprobe:" DMW_FUNC));
+
+	/* Neither: unavailable with both reasons. */
+	caps.kprobe.ok = false;
+	snprintf(caps.kprobe.detail, DETAIL_LEN, "not built");
+	assert_int_equal(dmw_choose(&caps, ks, why, sizeof(why)), ENC_NONE);
+	assert_string_equal(why, "fentry: EPERM; kprobe: not built");
+	ksyms_free(ks);
+}
+
+/* The target's description decides whether the stage exists: a "crypt"
+ * device, and no_write_workqueue among its flags read back. */
+/* f's dm-crypt facts for a target whose first device has role0 and whose
+ * flags read back are flags: 1 + no_write_thread, or 0 without dm-crypt. */
+static int dmcrypt_facts(const char *role0, const char *flags)
+{
+	static struct target_info t;
+	struct trace_filter f = {0};
+
+	t.nr_devices = 2;
+	snprintf(t.devices[0].role, sizeof(t.devices[0].role), "%s", role0);
+	snprintf(t.devices[1].role, sizeof(t.devices[1].role), "backing");
+	snprintf(t.encryption.flags, sizeof(t.encryption.flags), "%s", flags);
+	trace_filter_dmcrypt(&f, &t);
+	if (!f.dmcrypt)
+		assert_false(f.dmcrypt_no_write_thread);
+	return f.dmcrypt ? 1 + f.dmcrypt_no_write_thread : 0;
+}
+
+static void test_dmcrypt_filter(void **state)
+{
+	(void)state;
+	assert_int_equal(dmcrypt_facts("fs", "no_write_workqueue"), 0);
+	assert_int_equal(
+		dmcrypt_facts("crypt", "no_read_workqueue,same_cpu_crypt"), 1);
+	/* A flag name is matched whole, in any position. */
+	assert_int_equal(
+		dmcrypt_facts("crypt", "no_read_workqueue,no_write_workqueue"),
+		2);
+	assert_int_equal(dmcrypt_facts("crypt", "no_write_workqueue"), 2);
+	assert_int_equal(dmcrypt_facts("crypt", "no_write_workqueue_x"), 1);
+	assert_int_equal(dmcrypt_facts("crypt", "none"), 1);
+}
+
 static void test_unreadable_or_absent(void **state)
 {
 	struct crypt_work_plan cw;
@@ -229,6 +340,8 @@ int main(void)
 		cmocka_unit_test(test_hidden),
 		cmocka_unit_test(test_unreadable_or_absent),
 		cmocka_unit_test(test_unfiltered_note),
+		cmocka_unit_test(test_dmcrypt_write_plan),
+		cmocka_unit_test(test_dmcrypt_filter),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

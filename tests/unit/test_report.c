@@ -118,8 +118,8 @@ static void test_histograms(void **state)
 	struct fx *f = *state;
 
 	assert_int_equal(report_write_histograms(f->r, f->dir), 0);
-	/* 2 targets x 7 layers, minus the empty crypt-queue of each. */
-	assert_int_equal(count_files(f->dir, "hist-"), 12);
+	/* 2 targets x 8 layers, minus the empty crypt-queue of each. */
+	assert_int_equal(count_files(f->dir, "hist-"), 14);
 	assert_int_equal(count_files(f->dir, "hist-luks2-dd-read-crypt-queue"),
 			 0);
 	assert_string_equal(slurp(f->dir, "hist-plain-dd-read-syscall.csv"),
@@ -128,7 +128,7 @@ static void test_histograms(void **state)
 			    "2048,4096,0\n"
 			    "4096,8192,40\n");
 	assert_contains(slurp(f->dir, "hist-luks2-dd-read-device.csv"),
-			"low_ns,high_ns,count\n65536,131072,60\n");
+			"low_ns,high_ns,count\n131072,262144,60\n");
 	assert_contains(slurp(f->dir, "hist-luks2-dd-read-device.csv"),
 			"549755813888,18446744073709551615,1\n");
 	assert_true(report_write_histograms(f->r, "/nonexistent/x") < 0);
@@ -205,8 +205,11 @@ static void test_text(void **state)
 		assert_contains(t, layer_name(l));
 	assert_contains(t, "  crypt-queue          -          -          -"
 			   "       -  unavailable: no workqueue tracepoints");
-	assert_contains(t, "  device             106    64.0 us     256 us"
-			   "     1.6  tp_btf:layer6");
+	assert_contains(t, "  device             107     128 us     512 us"
+			   "     0.8  tp_btf:layer7");
+	/* The longest layer name keeps its columns. */
+	assert_contains(t, "  dmcrypt-write      104    16.0 us    64.0 us"
+			   "     6.2  tp_btf:layer4");
 	assert_contains(t, "cover 97.2 %");
 	assert_contains(t, "residue 2.8 %");
 	assert_contains(t, "  dropped: device 5 items the tracer could not "

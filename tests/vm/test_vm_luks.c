@@ -154,6 +154,26 @@ static void test_no_read_queue(void **state)
 		0);
 }
 
+/* no_write_workqueue: dm-crypt submits each encrypted write itself, so
+ * its write thread's stage does not apply (and says why), while the
+ * writes' encryption is still counted (test_no_read_queue). */
+static void test_no_write_thread(void **state)
+{
+	json_object *w = layer_of(results, "luks2", "write", "dmcrypt-write");
+
+	(void)state;
+	assert_string_equal(json_object_get_string(get(w, "state")),
+			    "not applicable");
+	assert_false(json_object_get_boolean(get(w, "available")));
+	assert_non_null(strstr(json_object_get_string(get(w, "reason")),
+			       "no_write_workqueue"));
+	assert_string_equal(
+		json_object_get_string(get(
+			layer_of(results, "plain", "write", "dmcrypt-write"),
+			"state")),
+		"not applicable");
+}
+
 /* A cipher the kernel does not have: exit 2, nothing left behind. */
 static void test_refused_cipher(void **state)
 {
@@ -184,6 +204,7 @@ int main(void)
 		cmocka_unit_test(test_flags_read_back),
 		cmocka_unit_test(test_pbkdf_note),
 		cmocka_unit_test(test_no_read_queue),
+		cmocka_unit_test(test_no_write_thread),
 		cmocka_unit_test(test_refused_cipher),
 	};
 

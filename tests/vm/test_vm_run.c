@@ -240,6 +240,56 @@ static void test_luks2_attribution(void **state)
 		get(layer_of(results, "plain", "read", "dm"), "available")));
 }
 
+/* Sum of a layer's histogram slots. */
+static int64_t hist_total(json_object *layer)
+{
+	json_object *slots = get(get(layer, "hist"), "slots");
+	int64_t n = 0;
+
+	for (size_t i = 0; i < json_object_array_length(slots); i++)
+		n += json_object_get_int64(json_object_array_get_idx(slots, i));
+	return n;
+}
+
+/* Encrypted writes wait for dm-crypt's write thread: a stage of its own,
+ * timed per clone by fentry (or kprobe) at the hand-off and the clone's
+ * queueing below; reads never go through it. The thread's own run-queue
+ * wait is reported, and an O_DIRECT writer's blocked time is split into
+ * the stage rather than lumped into dm. */
+static void test_luks2_write_thread(void **state)
+{
+	json_object *w = layer_of(results, "luks2", "write", "dmcrypt-write");
+	json_object *r = layer_of(results, "luks2", "read", "dmcrypt-write");
+	json_object *wait = get(attrib_of(results, "luks2", "write"), "wait");
+	json_object *thread = get(get(wait, "workers"), "dmcrypt-write");
+	int64_t count = json_object_get_int64(get(w, "count"));
+	const char *src = json_object_get_string(get(w, "source"));
+
+	(void)state;
+	if (count <= 0 || !json_object_get_boolean(get(w, "available")))
+		fail_msg("luks2 write dmcrypt-write: count %lld, state %s (%s)",
+			 (long long)count,
+			 json_object_get_string(get(w, "state")), src);
+	assert_true(strstr(src, "fentry:kcryptd_crypt_write_io_submit") ||
+		    strstr(src, "kprobe:kcryptd_crypt_write_io_submit"));
+	assert_int_equal(hist_total(w), count);
+	/* One clone per dm write bio here (dd's bios fit a clone). */
+	assert_true(count <= count_of("luks2", "write", "dm"));
+	assert_true(json_object_get_int64(get(w, "mean_ns")) > 0);
+	assert_string_equal(json_object_get_string(get(r, "state")),
+			    "not applicable");
+	assert_true(json_object_get_int64(get(thread, "items")) > 0);
+	assert_true(json_object_get_int64(get(thread, "runq_waits")) > 0);
+	assert_true(json_object_get_int64(
+			    get(get(wait, "ns"), "dmcrypt-write")) > 0);
+	/* No dm-crypt under plain. */
+	assert_string_equal(
+		json_object_get_string(get(
+			layer_of(results, "plain", "write", "dmcrypt-write"),
+			"state")),
+		"not applicable");
+}
+
 /* eCryptfs: built without a helper, verified, and dd (O_DIRECT) is
  * "not applicable" on it rather than failed. */
 static void test_ecryptfs(void **state)
@@ -281,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_timeline_crypt_work),
 		cmocka_unit_test(test_timeline_rules),
 		cmocka_unit_test(test_luks2_attribution),
+		cmocka_unit_test(test_luks2_write_thread),
 		cmocka_unit_test(test_ecryptfs),
 	};
 

@@ -101,6 +101,13 @@ static int parse_target(struct trace_cmd *c)
 		c->f.major[c->f.nr_devs] = c->st.devices[i].major;
 		c->f.minor[c->f.nr_devs++] = c->st.devices[i].minor;
 	}
+	if (c->st.nr_devices) {
+		static struct target_info ti;
+
+		memset(&ti, 0, sizeof(ti));
+		stack_describe(&c->st, &ti);
+		trace_filter_dmcrypt(&c->f, &ti);
+	}
 	return 0;
 }
 

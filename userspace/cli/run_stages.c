@@ -321,6 +321,7 @@ static void trace_filter_for(const struct target *t, struct trace_filter *f)
 	}
 	f->parent_tgid = getpid();
 	f->no_devices = t->info.nr_devices == 0;
+	trace_filter_dmcrypt(f, &t->info);
 	if (t->info.zfs.objset_id)
 		f->zfs_objsets[f->nr_zfs_objsets++] = t->info.zfs.objset_id;
 }

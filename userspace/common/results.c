@@ -13,6 +13,7 @@ static const char *const layer_names[NR_LAYERS] = {
 	[LAYER_FS] = "fs",
 	[LAYER_CRYPT_QUEUE] = "crypt-queue",
 	[LAYER_CRYPT] = "crypt",
+	[LAYER_DMCRYPT_WRITE] = "dmcrypt-write",
 	[LAYER_DM] = "dm",
 	[LAYER_BLK_QUEUE] = "blk-queue",
 	[LAYER_DEVICE] = "device",

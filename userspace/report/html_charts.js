@@ -13,7 +13,8 @@
 	const baselineColor = '#9aa5b1';
 	const layerColors = {
 		'fs': '#4e79a7', 'crypt-queue': '#f28e2b', 'crypt': '#e15759',
-		'dm': '#b07aa1', 'blk-queue': '#edc948', 'device': '#59a14f',
+		'dmcrypt-write': '#ff9da7', 'dm': '#b07aa1',
+		'blk-queue': '#edc948', 'device': '#59a14f',
 		'cpu-wait': '#76b7b2', 'other': '#bab0ac'
 	};
 	let charts = 0;

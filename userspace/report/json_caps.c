@@ -183,8 +183,13 @@ int report_caps_from_json(struct json_object *o, struct capabilities *caps)
 	jget_bool(&err, o, "cpu_aes", &caps->cpu_aes);
 	read_ciphers(&err, o, caps);
 	src = jget_object(&err, o, "layer_sources");
-	for (int l = 0; l < NR_LAYERS; l++)
+	for (int l = 0; l < NR_LAYERS; l++) {
+		/* dmcrypt-write came later: absent from older files. */
+		if (l == LAYER_DMCRYPT_WRITE && src &&
+		    !jhas(src, layer_name(l)))
+			continue;
 		jget_str(&err, src, layer_name(l), caps->layer_sources[l],
 			 sizeof(caps->layer_sources[l]));
+	}
 	return err;
 }

@@ -497,6 +497,15 @@ static void attrib_from(int *err, struct json_object *o, void *item)
 		layer_from(err, e, a);
 		jctx_pop();
 	}
+	/* Written before the stage existed: say so rather than leave it
+	 * an unexplained "unavailable". */
+	if (!a->layers[LAYER_DMCRYPT_WRITE].source[0]) {
+		snprintf(a->layers[LAYER_DMCRYPT_WRITE].source, DETAIL_LEN,
+			 "not recorded: this results.json predates the "
+			 "dmcrypt-write stage");
+		snprintf(a->layers[LAYER_DMCRYPT_WRITE].reason, DETAIL_LEN,
+			 "not recorded in this file");
+	}
 	report_wait_from(err, o, &a->wait);
 }
 

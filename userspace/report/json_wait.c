@@ -12,6 +12,7 @@
 static const char *const worker_names[NR_WORKER_KINDS] = {
 	[WORKER_CRYPT] = "crypt",
 	[WORKER_DEVICE] = "device",
+	[WORKER_DMCRYPT_WRITE] = "dmcrypt-write",
 };
 
 static struct json_object *workers_json(const struct wait_result *w)
@@ -129,8 +130,10 @@ void report_wait_from(int *err, struct json_object *parent,
 	jget_u64(err, o, "syscalls", &w->syscalls);
 	jget_u64(err, o, "total_ns", &w->total_ns);
 	ns = jget_object(err, o, "ns");
+	/* dmcrypt-write came later: absent from older files. */
 	for (int l = LAYER_FS; ns && l < NR_LAYERS; l++)
-		jget_u64(err, ns, layer_name(l), &w->ns[l]);
+		if (l != LAYER_DMCRYPT_WRITE || jhas(ns, layer_name(l)))
+			jget_u64(err, ns, layer_name(l), &w->ns[l]);
 	jget_u64(err, o, "oncpu_ns", &w->oncpu_ns);
 	jget_u64(err, o, "oncpu_crypt_ns", &w->oncpu_crypt_ns);
 	jget_u64(err, o, "samples", &w->samples);
@@ -141,7 +144,12 @@ void report_wait_from(int *err, struct json_object *parent,
 	jget_int(err, o, "nr_cpus", &w->nr_cpus);
 	ks = jget_object(err, o, "cpu_wait_behind");
 	for (int k = 0; ks && k <= NR_WORKER_KINDS; k++) {
-		struct json_object *e = jget_object(err, ks, behind_name(k));
+		struct json_object *e;
+
+		/* The write thread came later: absent from older files. */
+		if (k == WORKER_DMCRYPT_WRITE && !jhas(ks, behind_name(k)))
+			continue;
+		e = jget_object(err, ks, behind_name(k));
 
 		jget_u64(err, e, "ns", &w->cpu_wait_behind_ns[k]);
 		jget_u64(err, e, "samples", &w->behind_samples[k]);
@@ -158,8 +166,12 @@ void report_wait_from(int *err, struct json_object *parent,
 	}
 	ks = jget_object(err, o, "workers");
 	for (int k = 0; ks && k < NR_WORKER_KINDS; k++) {
-		struct json_object *e = jget_object(err, ks, worker_names[k]);
+		struct json_object *e;
 
+		/* The write thread came later: absent from older files. */
+		if (k == WORKER_DMCRYPT_WRITE && !jhas(ks, worker_names[k]))
+			continue;
+		e = jget_object(err, ks, worker_names[k]);
 		if (!e)
 			continue;
 		jget_u64(err, e, "items", &w->workers[k].items);

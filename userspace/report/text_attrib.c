@@ -20,7 +20,7 @@ static void print_layer(const struct layer_result *l, uint64_t sc_busy,
 
 	if (!layer_has_figures(l)) {
 		/* A file from before "reason" has the why in its source. */
-		fprintf(out, "  %-12s %9s %10s %10s %7s  %s%s%s\n",
+		fprintf(out, "  %-13s %8s %10s %10s %7s  %s%s%s\n",
 			layer_name(l->layer), "-", "-", "-", "-",
 			l->reason[0] ? layer_state_name(l->state) : "",
 			l->reason[0] ? ": " : "",
@@ -37,7 +37,7 @@ static void print_layer(const struct layer_result *l, uint64_t sc_busy,
 		snprintf(p99, sizeof(p99), "-");
 	else
 		fmt_ns(p99, sizeof(p99), l->p99_ns);
-	fprintf(out, "  %-12s %9" PRIu64 " %10s %10s %7s  %s\n",
+	fprintf(out, "  %-13s %8" PRIu64 " %10s %10s %7s  %s\n",
 		layer_name(l->layer), l->count,
 		fmt_ns(mean, sizeof(mean), l->mean_ns), p99, busy, l->source);
 }
@@ -76,7 +76,7 @@ static void print_attrib(const struct attribution *a, FILE *out)
 		a->workload, op_name(a->op), op_calls_of(a->op),
 		fmt_ns(mean, sizeof(mean), a->syscall_mean_ns));
 	fprintf(out, "  per-item latencies (items overlap: not shares):\n");
-	fprintf(out, "  %-12s %9s %10s %10s %7s  %s\n", "layer", "count",
+	fprintf(out, "  %-13s %8s %10s %10s %7s  %s\n", "layer", "count",
 		"mean", "p99", "busy %", "source");
 	for (int l = 0; l < NR_LAYERS; l++)
 		print_layer(&a->layers[l], sc_busy, out);

@@ -47,7 +47,7 @@ void report_print_wait(const struct attribution *a, FILE *out)
 		sum += w->ns[l];
 		if (!w->ns[l])
 			continue;
-		fprintf(out, "  %-12s %10s per call %6.1f %%\n", layer_name(l),
+		fprintf(out, "  %-13s %9s per call %6.1f %%\n", layer_name(l),
 			fmt_ns(b, sizeof(b), (double)w->ns[l] / calls),
 			w->total_ns
 				? 100.0 * (double)w->ns[l] / (double)w->total_ns
@@ -62,16 +62,21 @@ void report_print_wait(const struct attribution *a, FILE *out)
 	if (w->ns[LAYER_CPU_WAIT])
 		fprintf(out,
 			"  cpu-wait behind: crypto workers %.0f %%, the loop "
-			"worker %.0f %%, other tasks %.0f %% (%" PRIu64
-			" samples)\n",
+			"worker %.0f %%, dm-crypt's write thread %.0f %%, "
+			"other tasks %.0f %% (%" PRIu64 " samples)\n",
 			100.0 * (double)w->cpu_wait_behind_ns[WORKER_CRYPT] /
 				(double)w->ns[LAYER_CPU_WAIT],
 			100.0 * (double)w->cpu_wait_behind_ns[WORKER_DEVICE] /
+				(double)w->ns[LAYER_CPU_WAIT],
+			100.0 *
+				(double)w->cpu_wait_behind_ns
+					[WORKER_DMCRYPT_WRITE] /
 				(double)w->ns[LAYER_CPU_WAIT],
 			100.0 * (double)w->cpu_wait_behind_ns[NR_WORKER_KINDS] /
 				(double)w->ns[LAYER_CPU_WAIT],
 			w->behind_samples[WORKER_CRYPT] +
 				w->behind_samples[WORKER_DEVICE] +
+				w->behind_samples[WORKER_DMCRYPT_WRITE] +
 				w->behind_samples[NR_WORKER_KINDS]);
 	if (w->unresolved_ns)
 		fprintf(out, "  waker not followed: %s per call (in fs)\n",
@@ -79,6 +84,11 @@ void report_print_wait(const struct attribution *a, FILE *out)
 	print_worker("crypto workers", "item", w->workers[WORKER_CRYPT].runq_ns,
 		     w->workers[WORKER_CRYPT].items,
 		     w->workers[WORKER_CRYPT].items, out);
+	/* A kthread draining a tree: per wakeup, not per clone. */
+	print_worker("dm-crypt write thread", "wakeup",
+		     w->workers[WORKER_DMCRYPT_WRITE].runq_ns,
+		     w->workers[WORKER_DMCRYPT_WRITE].runq_waits,
+		     w->workers[WORKER_DMCRYPT_WRITE].items, out);
 	print_worker("loop worker", "request",
 		     w->workers[WORKER_DEVICE].runq_ns,
 		     a->layers[LAYER_DEVICE].count,

@@ -18,10 +18,8 @@
 /* The layers below fs, whose busy time fs is derived without. Not dm: a
  * bio's life on the dm device contains crypt and the device below. */
 static const int lower_layers[] = {
-	LAYER_CRYPT_QUEUE,
-	LAYER_CRYPT,
-	LAYER_BLK_QUEUE,
-	LAYER_DEVICE,
+	LAYER_CRYPT_QUEUE, LAYER_CRYPT,	 LAYER_DMCRYPT_WRITE,
+	LAYER_BLK_QUEUE,   LAYER_DEVICE,
 };
 #define NR_LOWER (int)(sizeof(lower_layers) / sizeof(lower_layers[0]))
 
@@ -198,6 +196,14 @@ static void summary_for(const struct attribution *a,
 	case LAYER_DM:
 		snprintf(buf, len, "%s are device-mapper-bound: %.0f %% in dm",
 			 ops, pct);
+		break;
+	case LAYER_DMCRYPT_WRITE:
+		snprintf(buf, len,
+			 "%s wait for dm-crypt's write thread: %.0f %% in "
+			 "dmcrypt-write (mean %s per bio from encryption done "
+			 "to its submission below), dm-crypt's own queueing, "
+			 "not the cipher or the device",
+			 ops, pct, mean);
 		break;
 	default:
 		if (crypt_missing(a, t))

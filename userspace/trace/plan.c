@@ -15,9 +15,11 @@ const char *enc_name(enum enc_method m)
 	return m == ENC_FENTRY ? "fentry" : m == ENC_KPROBE ? "kprobe" : "none";
 }
 
-/* How the write-side crypto is timed here; why not, in why. */
-enum enc_method enc_choose(const struct capabilities *caps,
-			   const struct ksyms *ks, char *why, size_t len)
+/* fentry, else kprobe, on kernel function func; why not, in why (absent:
+ * what to add when func is not in the kernel). */
+static enum enc_method func_method(const struct capabilities *caps,
+				   const struct ksyms *ks, const char *func,
+				   const char *absent, char *why, size_t len)
 {
 	if (!ks) {
 		snprintf(why, len, "cannot read /proc/kallsyms");
@@ -25,8 +27,8 @@ enum enc_method enc_choose(const struct capabilities *caps,
 	}
 	/* By name: fentry and kprobe need no address from us, so hidden
 	 * addresses (kptr_restrict, lockdown) do not stop them. */
-	if (!ksyms_named(ks, ENC_FUNC)) {
-		snprintf(why, len, "%s is not in this kernel", ENC_FUNC);
+	if (!ksyms_named(ks, func)) {
+		snprintf(why, len, "%s is not in this kernel%s", func, absent);
 		return ENC_NONE;
 	}
 	if (caps->fentry.ok)
@@ -36,6 +38,13 @@ enum enc_method enc_choose(const struct capabilities *caps,
 	snprintf(why, len, "fentry: %.110s; kprobe: %.110s",
 		 caps->fentry.detail, caps->kprobe.detail);
 	return ENC_NONE;
+}
+
+/* How the write-side crypto is timed here; why not, in why. */
+enum enc_method enc_choose(const struct capabilities *caps,
+			   const struct ksyms *ks, char *why, size_t len)
+{
+	return func_method(caps, ks, ENC_FUNC, "", why, len);
 }
 
 enum enc_method dmx_choose(const struct capabilities *caps,
@@ -48,6 +57,44 @@ enum enc_method dmx_choose(const struct capabilities *caps,
 	if (caps->fentry.ok)
 		return ENC_FENTRY;
 	return caps->kprobe.ok ? ENC_KPROBE : ENC_NONE;
+}
+
+enum enc_method dmw_choose(const struct capabilities *caps,
+			   const struct ksyms *ks, char *why, size_t len)
+{
+	/* No tracepoint marks the hand-off to the write thread. */
+	return func_method(caps, ks, DMW_FUNC, " (dm_crypt not loaded)", why,
+			   len);
+}
+
+void dmw_plan(const struct capabilities *caps, bool btf, enum enc_method m,
+	      const char *why, char *src, size_t len, struct layer_states *ls)
+{
+	/* plan_states' answer for writes: measured, or raw_tp's fallback. */
+	enum layer_state st = ls->state[LAYER_DMCRYPT_WRITE][EB_OP_WRITE];
+	char fb[DETAIL_LEN];
+
+	snprintf(fb, sizeof(fb), "%s",
+		 ls->why[LAYER_DMCRYPT_WRITE][EB_OP_WRITE]);
+	layer_states_set(ls, LAYER_DMCRYPT_WRITE, -1, LAYER_NOT_APPLICABLE,
+			 "only writes go through dm-crypt's write thread");
+	layer_states_set(ls, LAYER_DMCRYPT_WRITE, EB_OP_WRITE, st, fb);
+	if (m == ENC_NONE) {
+		snprintf(src, len, "unavailable: %s", why);
+		layer_states_set(ls, LAYER_DMCRYPT_WRITE, EB_OP_WRITE,
+				 LAYER_UNAVAILABLE, why);
+		return;
+	}
+	snprintf(src, len,
+		 "%s:" DMW_FUNC "->%s:block_bio_queue of the clone from the "
+		 "dmcrypt_write thread (the encrypted write's wait for and in "
+		 "that thread)",
+		 enc_name(m), btf ? "tp_btf" : "raw_tp");
+	if (m == ENC_KPROBE) {
+		snprintf(fb, sizeof(fb), "fentry: %.200s", caps->fentry.detail);
+		layer_states_set(ls, LAYER_DMCRYPT_WRITE, EB_OP_WRITE,
+				 LAYER_FALLBACK, fb);
+	}
 }
 
 /* "; <note>" if there is a note, for inside a source text. */
@@ -203,8 +250,15 @@ void trace_plan(const struct capabilities *caps,
 	char why[DETAIL_LEN] = "";
 	enum enc_method enc = enc_choose(caps, ks, why, sizeof(why));
 	struct crypt_work_plan cw;
+	static struct layer_states ls; /* only the sources are kept */
+	enum enc_method dmw;
 
 	crypt_work_plan(ks, ks_errno, &cw);
 	plan_sources(caps, caps->tp_btf.ok, enc, why, &cw, sources);
+	if (caps->tp_btf.ok || caps->raw_tp.ok) {
+		dmw = dmw_choose(caps, ks, why, sizeof(why));
+		dmw_plan(caps, caps->tp_btf.ok, dmw, why,
+			 sources[LAYER_DMCRYPT_WRITE], DETAIL_LEN, &ls);
+	}
 	ksyms_free(ks);
 }

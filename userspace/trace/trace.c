@@ -37,6 +37,9 @@ struct tracer {
 	char enc_why[DETAIL_LEN];
 	/* How dm-crypt's inline crypto (no workqueue) is timed, if at all. */
 	enum enc_method dmx;
+	/* How dm-crypt's hand-off to its write thread is seen; why not. */
+	enum enc_method dmw;
+	char dmw_why[DETAIL_LEN];
 	struct crypt_work_plan cw;
 	/* ZFS's encryption, where the zfs module is loaded (zfscrypt.c);
 	 * NULL with the reason in zfs_why otherwise. */
@@ -174,7 +177,7 @@ static bool ends_with(const char *s, const char *suffix)
  * (fentry with EPERM here, kprobes without CONFIG_KPROBES) would fail the
  * whole skeleton. */
 static void set_autoload(struct attrib_bpf *skel, bool btf, enum enc_method enc,
-			 bool sample, enum enc_method dmx)
+			 bool sample, enum enc_method dmx, enum enc_method dmw)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	struct bpf_program *prog;
@@ -203,6 +206,10 @@ static void set_autoload(struct attrib_bpf *skel, bool btf, enum enc_method enc,
 				 ends_with(name, "_fexit"))) ||
 			       (dmx == ENC_KPROBE &&
 				(ends_with(name, "probe")));
+		else if (!strcmp(name, "dmw_fentry"))
+			load = dmw == ENC_FENTRY;
+		else if (!strcmp(name, "dmw_kprobe"))
+			load = dmw == ENC_KPROBE;
 		else if (!strcmp(name, "wait_sample"))
 			load = sample;
 		else if (!strcmp(name, "rq_sweep"))
@@ -238,7 +245,7 @@ static int open_load(struct tracer *tr, bool btf, enum enc_method enc,
 			 strerror(-err), bpf_why);
 		return err;
 	}
-	set_autoload(tr->skel, btf, enc, sample, tr->dmx);
+	set_autoload(tr->skel, btf, enc, sample, tr->dmx, tr->dmw);
 	set_arg_layout(tr->skel);
 	memcpy(tr->skel->rodata->ctx_delta, tr->cw.ctx_delta,
 	       sizeof(tr->cw.ctx_delta));
@@ -443,7 +450,17 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 	btf = caps->tp_btf.ok;
 	snprintf(btf_why, sizeof(btf_why), "%s", caps->tp_btf.detail);
 	tr->dmx = dmx_choose(caps, ks);
+	tr->dmw = dmw_choose(caps, ks, tr->dmw_why, sizeof(tr->dmw_why));
 	err = open_load(tr, btf, enc, sample, why, why_len);
+	if (err && tr->dmw != ENC_NONE) {
+		/* No BTF for dm_crypt, or it went away since kallsyms was
+		 * read: the write thread's stage goes unseen. */
+		snprintf(tr->dmw_why, sizeof(tr->dmw_why),
+			 "%s:" DMW_FUNC " failed to load: %s",
+			 enc_name(tr->dmw), strerror(-err));
+		tr->dmw = ENC_NONE;
+		err = open_load(tr, btf, enc, sample, why, why_len);
+	}
 	if (err && tr->dmx != ENC_NONE) {
 		/* dm_crypt unloaded since kallsyms was read, or no BTF for
 		 * it: its inline crypto goes untimed, the rest is kept. */
@@ -502,6 +519,8 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 	tr->enc = enc;
 	snprintf(tr->enc_why, sizeof(tr->enc_why), "%s", enc_why);
 	plan_states(caps, btf, btf_why, enc, enc_why, &tr->cw, &tr->states);
+	dmw_plan(caps, btf, tr->dmw, tr->dmw_why,
+		 tr->sources[LAYER_DMCRYPT_WRITE], DETAIL_LEN, &tr->states);
 	tr->dm_major = dm_major();
 	zfs_open(tr, caps, ks);
 	*out = tr;
@@ -635,6 +654,8 @@ int trace_begin(struct tracer *tr, const struct trace_filter *f)
 	map_clear(skel->maps.enc_start);
 	map_clear(skel->maps.dm_start);
 	map_clear(skel->maps.dmx_start);
+	map_clear(skel->maps.dmw_start);
+	map_clear(skel->maps.dmio_times);
 	map_clear(skel->maps.iou_start);
 	map_clear(skel->maps.traced);
 	map_clear(skel->maps.devs);
@@ -708,6 +729,47 @@ int trace_follow(struct tracer *tr, pid_t pid)
 	return 0;
 }
 
+void trace_filter_dmcrypt(struct trace_filter *f, const struct target_info *t)
+{
+	char flags[DETAIL_LEN], *save = NULL, *tok;
+
+	f->dmcrypt = false;
+	f->dmcrypt_no_write_thread = false;
+	for (int i = 0; i < t->nr_devices && i < MAX_DEVICES; i++)
+		f->dmcrypt |= !strcmp(t->devices[i].role, "crypt");
+	if (!f->dmcrypt)
+		return;
+	snprintf(flags, sizeof(flags), "%s", t->encryption.flags);
+	for (tok = strtok_r(flags, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		if (!strcmp(tok, "no_write_workqueue"))
+			f->dmcrypt_no_write_thread = true;
+}
+
+/* dmcrypt-write exists only for a dm-crypt device whose writes go
+ * through its write thread. */
+static void dmw_applicable(const struct tracer *tr, struct trace_snapshot *snap)
+{
+	const char *why = NULL;
+	int op = -1;
+
+	if (!tr->filter_has_dm || !tr->filter.dmcrypt) {
+		why = "no dm-crypt device in the target";
+	} else if (tr->filter.dmcrypt_no_write_thread) {
+		/* The other ops are not applicable already (dmw_plan). */
+		op = EB_OP_WRITE;
+		why = "no_write_workqueue is active: dm-crypt submits each "
+		      "encrypted write itself, it never waits for the "
+		      "dmcrypt_write thread";
+	}
+	if (!why)
+		return;
+	layer_states_set(&snap->states, LAYER_DMCRYPT_WRITE, op,
+			 LAYER_NOT_APPLICABLE, why);
+	snprintf(snap->sources[LAYER_DMCRYPT_WRITE], DETAIL_LEN,
+		 "not applicable: %s", why);
+}
+
 int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 {
 	uint64_t now;
@@ -756,6 +818,7 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 			 "without workqueue)",
 			 enc_name(tr->dmx));
 	}
+	dmw_applicable(tr, snap);
 	if (tr->filter.no_devices)
 		for (int l = LAYER_BLK_QUEUE; l <= LAYER_DEVICE; l++) {
 			snprintf(snap->sources[l], DETAIL_LEN,

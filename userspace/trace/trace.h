@@ -33,6 +33,11 @@ struct trace_filter {
 	/* The target has no block device of its own (a ZFS pool on a
 	 * file): the block layers count nothing and say why. */
 	bool no_devices;
+	/* A dm-crypt device is in the stack; its writes bypass the
+	 * dmcrypt_write thread (no_write_workqueue active): then the
+	 * dmcrypt-write stage is not applicable. */
+	bool dmcrypt;
+	bool dmcrypt_no_write_thread;
 	/* ZFS targets: the objset ids of their datasets, whose encryption
 	 * is the `crypt` layer (ZFS encrypts in its own pipeline). */
 	int nr_zfs_objsets;
@@ -89,6 +94,10 @@ struct trace_snapshot {
  * plan `probe` prints and the tracer follows). */
 void trace_plan(const struct capabilities *caps,
 		char sources[NR_LAYERS][DETAIL_LEN]);
+
+/* Set f's dm-crypt facts from the target's description: a device of role
+ * "crypt", and its flags as read back from the active mapping. */
+void trace_filter_dmcrypt(struct trace_filter *f, const struct target_info *t);
 
 /* Load and attach. On failure returns negative errno and says why in
  * `why`; the caller benchmarks without attribution. */

@@ -68,6 +68,14 @@ enum enc_method enc_choose(const struct capabilities *caps,
  * item) is timed here: fentry, kprobe, or not at all. */
 enum enc_method dmx_choose(const struct capabilities *caps,
 			   const struct ksyms *ks);
+/* dm-crypt's hand-off of an encrypted write to its write thread. */
+#define DMW_FUNC "kcryptd_crypt_write_io_submit"
+/* How that hand-off is seen here (the dmcrypt-write layer); why not. */
+enum enc_method dmw_choose(const struct capabilities *caps,
+			   const struct ksyms *ks, char *why, size_t len);
+/* dmcrypt-write's source and states (write only) for method m. */
+void dmw_plan(const struct capabilities *caps, bool btf, enum enc_method m,
+	      const char *why, char *src, size_t len, struct layer_states *ls);
 void plan_sources(const struct capabilities *caps, bool btf,
 		  enum enc_method enc, const char *enc_why,
 		  const struct crypt_work_plan *cw,

@@ -64,6 +64,7 @@ static int group_of(int layer)
 	case LAYER_BLK_QUEUE:
 		return G_BLK_QUEUE;
 	case LAYER_DM:
+	case LAYER_DMCRYPT_WRITE: /* dm-crypt's own queueing */
 		return G_DM;
 	case LAYER_CPU_WAIT:
 		return G_CPU;
@@ -222,6 +223,7 @@ static void contention_line(const struct attribution *a,
 				      w->workers[WORKER_CRYPT].items
 			    : 0.0;
 	char c1[32], c2[32], c3[32], c4[32] = "", k1[32], k2[32], k3[32];
+	uint64_t wt_waits = w->workers[WORKER_DMCRYPT_WRITE].runq_waits;
 	double calls = (double)(w->syscalls ? w->syscalls : 1);
 
 	fmt_ns(k1, sizeof(k1), w->cpu_wait_behind_ns[WORKER_CRYPT] / calls);
@@ -241,6 +243,23 @@ static void contention_line(const struct attribution *a,
 		c1, opn, k1, k2, k3, c2,
 		(unsigned long long)w->workers[WORKER_CRYPT].items, c3,
 		b ? " (" : "", b ? c4 : "", b ? " on the baseline)" : "");
+	/* A kthread that drains a tree of clones: its wait is per wakeup.
+	 * It serves writes, which reads do not wait for. */
+	if (!wt_waits || a->op == EB_OP_READ)
+		return;
+	fmt_ns(c1, sizeof(c1),
+	       (double)w->workers[WORKER_DMCRYPT_WRITE].runq_ns /
+		       (double)wt_waits);
+	fmt_ns(k1, sizeof(k1),
+	       w->cpu_wait_behind_ns[WORKER_DMCRYPT_WRITE] / calls);
+	verdict_add_evidence(
+		out,
+		"dm-crypt's write thread waited %s per wakeup for "
+		"a CPU (%llu wakeups, %llu bios submitted); the "
+		"caller was runnable behind it %s per %s",
+		c1, (unsigned long long)wt_waits,
+		(unsigned long long)w->workers[WORKER_DMCRYPT_WRITE].items, k1,
+		opn);
 }
 
 static void ceilings_line(const struct attribution *a,
