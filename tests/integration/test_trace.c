@@ -303,12 +303,17 @@ static void test_plain_direct(void **state)
 	assert_non_null(strstr(snap.sources[LAYER_DM], "not applicable"));
 	assert_int_equal(snap.states.state[LAYER_DM][EB_OP_READ],
 			 LAYER_NOT_APPLICABLE);
+	assert_string_equal(snap.sources[LAYER_DMCRYPT_WRITE],
+			    "not applicable: no dm-crypt device in the target");
+	for (int op = 0; op < NR_OPS; op++)
+		assert_int_equal(snap.states.state[LAYER_DMCRYPT_WRITE][op],
+				 LAYER_NOT_APPLICABLE);
 
-	/* The tracer follows the plan `probe` prints (dm aside: that one
-	 * depends on the target). */
+	/* The tracer follows the plan `probe` prints (dm and dmcrypt-write
+	 * aside: they depend on the target). */
 	trace_plan(&caps, plan);
 	for (int l = 0; l < NR_LAYERS; l++)
-		if (l != LAYER_DM)
+		if (l != LAYER_DM && l != LAYER_DMCRYPT_WRITE)
 			assert_string_equal(snap.sources[l], plan[l]);
 
 	/* read, write, sync and create: the ops the child did. */
