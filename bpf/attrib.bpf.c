@@ -27,6 +27,9 @@
  * silently. */
 #define MAX_THREADS 4096
 #define MAX_ITEMS   8192
+/* Encrypted write clones between their hand-off and the write thread's
+ * submission: a queue of one dm device, far below MAX_ITEMS. */
+#define MAX_DMW_ITEMS 2048
 
 /* errno values are macros, so vmlinux.h lacks them. */
 #define EEXIST_ 17
@@ -142,8 +145,9 @@ START_MAP(cx_start, __u32, MAX_THREADS);  /* by kworker tid */
 START_MAP(enc_start, __u32, MAX_THREADS); /* by tid */
 START_MAP(dm_start, __u64, MAX_ITEMS);	  /* by struct bio * (dm device) */
 START_MAP(dmx_start, __u32, MAX_THREADS); /* by tid: inline dm-crypt */
-START_MAP(dmw_start, __u64, MAX_ITEMS);	  /* by struct dm_crypt_io * */
 START_MAP(iou_start, __u64, MAX_ITEMS);	  /* by struct io_kiocb * */
+/* By struct dm_crypt_io *: a write clone waiting for the write thread. */
+START_MAP(dmw_start, __u64, MAX_DMW_ITEMS);
 
 static __always_inline struct layer_stat *stat_of(int layer, __u32 op)
 {

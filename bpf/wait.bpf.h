@@ -30,7 +30,7 @@
 #define MAX_STACK_KEYS	 4096
 #define MAX_WORKER_FUNCS 16
 #define MAX_BVECS	 256
-#define MAX_DMIO	 2048
+#define MAX_DMIO	 1024
 
 enum thr_state { THR_ON_CPU, THR_BLOCKED, THR_RUNNABLE };
 
