@@ -452,34 +452,63 @@ static __always_inline int on_exit(__u64 *ctx)
 
 /* ---- blk-queue and device ---------------------------------------- */
 
+/* dm devices stacked above a request-based one that dm_origin_queued
+ * follows up (dm-crypt over dm-delay, dm-linear or LVM, ...). */
+#define MAX_DM_DEPTH 4
+
+/* The dm_start item of the bio on a dm device of ours that dm core
+ * cloned into the tio embedding `clone` (*key: that bio), or NULL. */
+static __always_inline struct start *dm_tio_orig(struct bio *clone, __u64 *key)
+{
+	struct dm_target_io___x *tio;
+
+	if (!clone)
+		return NULL;
+	tio = (void *)clone -
+	      bpf_core_field_offset(struct dm_target_io___x, clone);
+	*key = (__u64)BPF_CORE_READ(tio, io, orig_bio);
+	return *key ? bpf_map_lookup_elem(&dm_start, key) : NULL;
+}
+
 /*
- * When the dm bio that a bio below a dm-crypt device serves was queued on
- * the dm device (its dm_start item), 0 if it serves none of ours.
- * dm-crypt's clone points bi_private at its dm_crypt_io, whose base_bio
- * is the clone that dm core embedded in a dm_target_io, whose dm_io holds
- * the bio submitted to the dm device. Any other bio's pointers lead to no
- * dm_start key (reads of them are fault-safe).
+ * The dm_start item of the bio on a dm device of ours that bio was made
+ * from (*key: that bio), or NULL. dm-crypt's own clone points bi_private
+ * at its dm_crypt_io, whose base_bio is the clone dm core gave dm-crypt;
+ * a target that remaps dm core's clone as is (dm-delay, dm-linear)
+ * submits that clone itself. Both lead to a dm_target_io, whose dm_io
+ * holds the bio submitted to the dm device. Any other bio's pointers lead
+ * to no dm_start key (reads of them are fault-safe).
+ */
+static __always_inline struct start *dm_parent(struct bio *bio, __u64 *key)
+{
+	struct dm_crypt_io___x *io = BPF_CORE_READ(bio, bi_private);
+	struct start *v = dm_tio_orig(BPF_CORE_READ(io, base_bio), key);
+
+	return v ?: dm_tio_orig(bio, key);
+}
+
+/*
+ * When the topmost dm bio that a bio below a dm stack serves was queued
+ * (its dm_start item), 0 if it serves none of ours. Through a dm device
+ * under dm-crypt too (dm-delay, LVM): the time a bio spends in any of
+ * them is `dm`, not time before its I/O.
  */
 static __always_inline __u64 dm_origin_queued(struct bio *bio)
 {
-	struct dm_target_io___x *tio;
-	struct dm_crypt_io___x *io;
 	struct start *v;
-	struct bio *base;
-	__u64 key;
+	__u64 ts = 0, key = 0;
 
 	if (!filter_dm || !bpf_core_type_exists(struct dm_target_io___x) ||
 	    !bpf_core_type_exists(struct dm_crypt_io___x))
 		return 0;
-	io = BPF_CORE_READ(bio, bi_private);
-	base = BPF_CORE_READ(io, base_bio);
-	if (!base)
-		return 0;
-	tio = (void *)base -
-	      bpf_core_field_offset(struct dm_target_io___x, clone);
-	key = (__u64)BPF_CORE_READ(tio, io, orig_bio);
-	v = bpf_map_lookup_elem(&dm_start, &key);
-	return v ? v->ts : 0;
+	for (int i = 0; i < MAX_DM_DEPTH; i++) {
+		v = dm_parent(bio, &key);
+		if (!v)
+			break;
+		ts = v->ts;
+		bio = (struct bio *)key;
+	}
+	return ts;
 }
 
 /*

@@ -26,6 +26,7 @@
 #include <json-c/json.h>
 
 #include "../results_json.h"
+#include "vm_shell.h"
 
 static char tmp[] = "/var/tmp/encbench-vmuser.XXXXXX";
 static char loop[64], map[64], mnt[sizeof(tmp) + 16], dir[sizeof(tmp) + 32];
@@ -36,23 +37,11 @@ static char pool[64], zdir[sizeof(tmp) + 32];
 static bool zfs, pooled;
 static json_object *results;
 
-static int sh(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
-
 /* loop -> LUKS2 (aes-xts-plain64, 256-bit key, 4096-byte sectors,
  * same_cpu_crypt) -> ext4, mounted, with a folder and a file in it. */
 static int make_luks_mount(void)
 {
 	char cmd[sizeof(tmp) + 64];
-	FILE *p;
 
 	snprintf(map, sizeof(map), "encbench-vmuser-%d", getpid());
 	snprintf(mnt, sizeof(mnt), "%s/mnt", tmp);
@@ -61,14 +50,8 @@ static int make_luks_mount(void)
 	       tmp, tmp))
 		return -1;
 	snprintf(cmd, sizeof(cmd), "losetup -f --show %s/img", tmp);
-	p = popen(cmd, "r");
-	if (!p || !fgets(loop, sizeof(loop), p)) {
-		if (p)
-			pclose(p);
+	if (sh_line(loop, sizeof(loop), cmd))
 		return -1;
-	}
-	pclose(p);
-	loop[strcspn(loop, "\n")] = '\0';
 	if (sh("cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 "
 	       "--pbkdf-force-iterations 1000 --cipher aes-xts-plain64 "
 	       "--key-size 256 --sector-size 4096 --key-file %s/key %s",

@@ -145,6 +145,11 @@ static int setup_one(struct run_ctx *ctx, const char *name, const char *path,
 						 : "unknown driver",
 		    t->info.encryption.hw_accel ? "hardware AES"
 						: "no hardware AES");
+	} else if (t->info.null_cipher) {
+		say("[%s] verified: data on /dev/%s is PLAINTEXT, as asked: "
+		    "%s is not encryption, this target is a control\n",
+		    name, t->info.devices[t->info.nr_devices - 1].name,
+		    ctx->cfg->luks.cipher);
 	}
 	return 0;
 }

@@ -88,6 +88,10 @@ struct target_info {
 	int nr_devices;
 	struct device_info devices[MAX_DEVICES];
 	bool encrypted;
+	/* dm-crypt with cipher_null, asked for as a control: dm-crypt's
+	 * path without cipher work, plaintext on disk. Not encrypted; kind
+	 * and notes say so in results.json. */
+	bool null_cipher;
 	/* Only meaningful when encrypted. */
 	struct {
 		char scheme[NAME_LEN]; /* "fscrypt v2", "LUKS2 dm-crypt" */

@@ -56,7 +56,7 @@ static void describe(struct target *t)
 	snprintf(ti->dir, sizeof(ti->dir), "%s", top->exposed.dir);
 	snprintf(ti->mount, sizeof(ti->mount), "%s", top->exposed.mnt);
 	if (!t->kind->detected)
-		ti->encrypted = t->kind->encrypted;
+		ti->encrypted = t->kind->encrypted && !ti->null_cipher;
 }
 
 int target_setup(struct target *t, const struct target_config *cfg)
@@ -108,8 +108,14 @@ int target_verify(struct target *t)
 	}
 	if (r < 0)
 		return r;
-	t->info.verified_encrypted = t->kind->encrypted && r == 0;
-	return (r == 0) == t->kind->encrypted ? 0 : -EIO;
+	t->info.verified_encrypted = t->info.encrypted && r == 0;
+	if (t->info.null_cipher && r == 1)
+		snprintf(t->info.verification + strlen(t->info.verification),
+			 sizeof(t->info.verification) -
+				 strlen(t->info.verification),
+			 ", as asked (cipher_null is not encryption)");
+	/* What the kind must give, unless a null cipher was asked for. */
+	return (r == 0) == t->info.encrypted ? 0 : -EIO;
 }
 
 const char *target_no_direct_io(const struct target *t)

@@ -35,9 +35,13 @@ static const char *const group_what[NR_GROUPS] = {
 	[G_CPU] = "CPU contention (runnable, waiting for a CPU)",
 };
 
-/* Reads wait for decryption, writes for encryption. */
-static const char *group_what_op(int g, int op)
+/* Reads wait for decryption, writes for encryption; a cipher_null
+ * control (kind luks2-cipher_null) for dm-crypt's work without either. */
+static const char *group_what_op(int g, int op, const struct target_info *t)
 {
+	if (g == G_CRYPTO && t && strstr(t->kind, "cipher_null"))
+		return "waiting for dm-crypt's work items (cipher_null: no "
+		       "cipher work)";
 	if (g == G_CRYPTO)
 		return op == EB_OP_READ ? "waiting for decryption"
 					: "waiting for encryption";
@@ -179,15 +183,15 @@ static void summary(const struct attribution *a, const struct attribution *b,
 			 "%s are %.0f %% slower on %s than on %s (+%s per %s): "
 			 "%s adds %s per %s%s%s",
 			 ops, base > 0 ? 100.0 * total / base : 0.0, a->target,
-			 b->target, y, opn, group_what_op(dom, a->op), x, opn,
-			 held, tail);
+			 b->target, y, opn, group_what_op(dom, a->op, t), x,
+			 opn, held, tail);
 	} else {
 		snprintf(out->summary, sizeof(out->summary),
 			 "%s are %s: %.0f %% of %s time (%s of %s per %s) is "
 			 "%s%s%s",
 			 ops, group_bound[dom],
 			 total > 0 ? 100.0 * group[dom] / total : 0.0, opn, x,
-			 y, opn, group_what_op(dom, a->op), held, tail);
+			 y, opn, group_what_op(dom, a->op, t), held, tail);
 	}
 }
 
@@ -309,7 +313,7 @@ static void workqueue_line(const struct attribution *a,
 	if (t && !strcmp(t->kind, "fscrypt"))
 		wq = "fscrypt_read_queue (WQ_UNBOUND | WQ_HIGHPRI: it runs "
 		     "before normal work, the loop worker's included)";
-	else if (t && !strcmp(t->kind, "luks2"))
+	else if (t && !strncmp(t->kind, "luks2", 5)) /* cipher_null too */
 		wq = "dm-crypt's kcryptd workqueue";
 	fmt_ns(per, sizeof(per),
 	       (double)w->workers[WORKER_CRYPT].oncpu_ns /
