@@ -237,6 +237,33 @@ static void test_verdict_crypto_on_added_time(void **state)
 	assert_non_null(strstr(v.summary, "the CPU has no AES instructions"));
 }
 
+/* A cipher_null control waits on kcryptd items that decrypt nothing:
+ * the verdict must not call that decryption. */
+static void test_verdict_cipher_null_is_no_decryption(void **state)
+{
+	uint64_t plain[NR_LAYERS] = {[LAYER_DEVICE] = 100 * MS};
+	uint64_t ctl[NR_LAYERS] = {[LAYER_CRYPT_QUEUE] = 200 * MS,
+				   [LAYER_CRYPT] = 100 * MS,
+				   [LAYER_DEVICE] = 100 * MS};
+	struct attribution a, b;
+	struct target_info t = {.name = "luks2", .kind = "luks2-cipher_null"};
+	struct verdict v;
+
+	(void)state;
+	attribution(&b, "plain", plain, 100);
+	attribution(&a, "luks2", ctl, 100);
+	a.wait.workers[WORKER_CRYPT].items = 100;
+	verdict_wait(&a, &b, &t, true, &v);
+	assert_non_null(strstr(v.summary,
+			       "waiting for dm-crypt's work items "
+			       "(cipher_null: no cipher work) adds"));
+	assert_null(strstr(v.summary, "decryption"));
+	assert_null(strstr(v.summary, "cipher driver"));
+	for (int i = 0; i < v.nr_evidence; i++)
+		if (strstr(v.evidence[i], "runs on"))
+			assert_non_null(strstr(v.evidence[i], "kcryptd"));
+}
+
 static void test_verdict_device_and_contention(void **state)
 {
 	uint64_t plain[NR_LAYERS] = {[LAYER_FS] = 10 * MS,
@@ -341,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_no_samples_is_uncertain),
 		cmocka_unit_test(test_added_time),
 		cmocka_unit_test(test_verdict_crypto_on_added_time),
+		cmocka_unit_test(test_verdict_cipher_null_is_no_decryption),
 		cmocka_unit_test(test_verdict_device_and_contention),
 		cmocka_unit_test(test_verdict_not_slower),
 		cmocka_unit_test(test_zfs_taskq_wakers),
