@@ -28,8 +28,9 @@
 static char tmp[] = "/var/tmp/encbench-vmwait.XXXXXX";
 static json_object *aes, *null;
 
-/* `run` of plain and luks2 with cipher; results.json, or NULL. */
-static json_object *run(const char *name, const char *cipher)
+/* `run` of targets (luks2 with cipher); results.json, or NULL. */
+static json_object *run(const char *name, const char *targets,
+			const char *cipher)
 {
 	const char *bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
 	char out[sizeof(tmp) + 16], path[sizeof(tmp) + 32];
@@ -41,7 +42,7 @@ static json_object *run(const char *name, const char *cipher)
 	if (pid == 0) {
 		execl(bin, bin, "run", "--size", "16M", "--runs", "2",
 		      "--quiet", "--scratch", tmp, "--output", out, "--targets",
-		      "plain,luks2", "--luks-cipher", cipher, (char *)NULL);
+		      targets, "--luks-cipher", cipher, (char *)NULL);
 		_exit(127);
 	}
 	waitpid(pid, &status, 0);
@@ -59,8 +60,9 @@ static int setup(void **state)
 	(void)state;
 	if (!mkdtemp(tmp))
 		return -1;
-	aes = run("aes", "aes-xts-plain64");
-	null = aes ? run("null", "cipher_null-ecb") : NULL;
+	aes = run("aes", "plain,luks2", "aes-xts-plain64");
+	/* The control alone: its own figures are compared with aes-xts's. */
+	null = aes ? run("null", "luks2", "cipher_null-ecb") : NULL;
 	return null ? 0 : -1;
 }
 
@@ -211,35 +213,42 @@ static double crypt_cpu_per_mib(json_object *doc)
 	       ((double)u64(c, "bytes") / (1 << 20));
 }
 
+/* The reader's wait per read for component comp, in ms. */
+static double per_read_ms(json_object *w, const char *comp)
+{
+	return (double)u64(get(w, "ns"), comp) / u64(w, "syscalls") / 1e6;
+}
+
 /*
  * The same dm-crypt path (kcryptd work items, the same queueing) without
- * cipher work: the reader's crypt and crypt-queue wait per read is at most
- * a tenth of aes-xts's (measured: 3.0 against 51.9 ms per 1 MiB read),
- * the crypto workers' CPU per MiB at most 0.4 of it (measured: 13.7
- * against 56.0 ms: under TCG dm-crypt's own work per 4 KiB sector, which
- * cipher_null keeps, is a quarter of what aes-xts costs in all).
+ * cipher work. Bounds against aes-xts's, measured in one boot twice:
+ * the reader's `crypt` wait (the items running until they woke it) at
+ * most a fifth (measured 0.03-0.06); with `crypt-queue` (kcryptd's
+ * wakeup, the same for both ciphers, and noisy under TCG) at most 0.3
+ * (measured 0.06-0.18); the crypto workers' CPU per MiB at most 0.4
+ * (measured 0.17-0.24: under TCG dm-crypt's own work per 4 KiB sector,
+ * which cipher_null keeps, is not small).
  */
 static void test_cipher_null_has_no_crypt_work(void **state)
 {
 	json_object *wa = wait_of(aes, "read"), *wn = wait_of(null, "read");
 	double cpu_a = crypt_cpu_per_mib(aes), cpu_n = crypt_cpu_per_mib(null);
-	double wait_a = (double)(u64(get(wa, "ns"), "crypt") +
-				 u64(get(wa, "ns"), "crypt-queue")) /
-			u64(wa, "syscalls") / 1e6;
-	double wait_n = (double)(u64(get(wn, "ns"), "crypt") +
-				 u64(get(wn, "ns"), "crypt-queue")) /
-			u64(wn, "syscalls") / 1e6;
+	double crypt_a = per_read_ms(wa, "crypt"),
+	       crypt_n = per_read_ms(wn, "crypt");
+	double both_a = crypt_a + per_read_ms(wa, "crypt-queue");
+	double both_n = crypt_n + per_read_ms(wn, "crypt-queue");
 
 	(void)state;
 	fprintf(stderr,
-		"# crypto workers' CPU per MiB: aes-xts %.2f ms, cipher_null "
-		"%.2f ms; crypt + crypt-queue wait per read: aes-xts %.2f ms, "
-		"cipher_null %.2f ms\n",
-		cpu_a, cpu_n, wait_a, wait_n);
+		"# per 1 MiB read, aes-xts against cipher_null: crypto "
+		"workers' CPU %.2f / %.2f ms; crypt wait %.2f / %.2f ms; "
+		"crypt + crypt-queue wait %.2f / %.2f ms\n",
+		cpu_a, cpu_n, crypt_a, crypt_n, both_a, both_n);
 	/* Items ran on kcryptd for both: the path is the same. */
 	assert_true(u64(get(get(wn, "workers"), "crypt"), "items") > 0);
+	assert_true(crypt_n <= 0.2 * crypt_a);
+	assert_true(both_n <= 0.3 * both_a);
 	assert_true(cpu_n <= 0.4 * cpu_a);
-	assert_true(wait_n <= 0.1 * wait_a);
 }
 
 int main(void)
