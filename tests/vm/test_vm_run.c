@@ -22,6 +22,7 @@
 #include <json-c/json.h>
 
 #include "../results_json.h"
+#include "vm_run.h"
 #include "../trace_event_check.h"
 
 static char tmp[] = "/var/tmp/encbench-vmrun.XXXXXX";
@@ -30,41 +31,30 @@ static json_object *results;
 
 static int setup(void **state)
 {
-	const char *bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
-	char path[sizeof(tmp) + 32];
-	int status;
-	pid_t pid;
+	const char *const args[] = {"--size",
+				    "8M",
+				    "--runs",
+				    "1",
+				    "--quiet",
+				    "--targets",
+				    "plain,luks2,fscrypt,ecryptfs",
+				    "--timeline=60",
+				    "--scratch",
+				    tmp,
+				    "--output",
+				    out,
+				    NULL};
 
 	(void)state;
-	if (!mkdtemp(tmp))
-		return -1;
-	snprintf(out, sizeof(out), "%s/out", tmp);
-	pid = fork();
-	if (pid == 0) {
-		execl(bin, bin, "run", "--size", "8M", "--runs", "1", "--quiet",
-		      "--targets", "plain,luks2,fscrypt,ecryptfs",
-		      "--timeline=60", "--scratch", tmp, "--output", out,
-		      (char *)NULL);
-		_exit(127);
-	}
-	waitpid(pid, &status, 0);
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		fprintf(stderr, "# run failed (status %d)\n", status);
-		return -1;
-	}
-	snprintf(path, sizeof(path), "%s/results.json", out);
-	results = json_object_from_file(path);
+	results = vm_run_in(tmp, out, sizeof(out), args);
 	return results ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
-	char cmd[sizeof(tmp) + 16];
-
 	(void)state;
 	json_object_put(results);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
-	return system(cmd) ? -1 : 0;
+	return vm_remove(tmp);
 }
 
 /* Write-side fscrypt encryption is timed by fentry (or kprobe) here. */

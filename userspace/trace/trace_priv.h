@@ -109,6 +109,11 @@ struct wait_tracer {
 	/* Addresses of crypto code, to classify sampled stacks. */
 	int nr_crypt_ranges;
 	struct ksym_range *crypt_ranges;
+	/* BPF programs and trampolines, the tracer's own (wait_begin reads
+	 * them once attached): a sample in them is not crypto work. */
+	int nr_tracer_ranges;
+	struct ksym_range *tracer_ranges;
+	bool tracer_ranges_read;
 	bool sampling;
 	char sample_why[DETAIL_LEN];
 	int *pfds;

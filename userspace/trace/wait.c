@@ -51,6 +51,22 @@ static bool crypt_symbol(const char *name)
 	return false;
 }
 
+/*
+ * BPF code: JIT-compiled programs and the trampolines of fentry/fexit
+ * ([bpf] in /proc/kallsyms), and the kernel's entry into them. fentry on
+ * fscrypt_encrypt_pagecache_blocks runs its program from inside that
+ * function, so a sample in the program has the function on its stack;
+ * measured in the 6.1 guest under TCG, 9 % of the "crypt" samples of dd's
+ * fsync were the tracer's own programs (clock reads, map updates).
+ */
+static bool tracer_symbol(const char *name)
+{
+	return !strncmp(name, "bpf_prog_", 9) ||
+	       !strncmp(name, "bpf_trampoline_", 15) ||
+	       !strncmp(name, "__bpf_prog_enter", 16) ||
+	       !strncmp(name, "__bpf_prog_exit", 15);
+}
+
 /* Work functions of CPU-served devices' workers (drivers/block/loop.c). */
 static const struct {
 	const char *name;
@@ -183,6 +199,24 @@ void wait_close(struct wait_tracer *w)
 	detach_sampling(w);
 	free(w->crypt_ranges);
 	w->crypt_ranges = NULL;
+	free(w->tracer_ranges);
+	w->tracer_ranges = NULL;
+}
+
+/* Once, after attach: the trampolines exist only then. Without them a
+ * sample in the tracer may count as crypt, as before. */
+static void read_tracer_ranges(struct wait_tracer *w)
+{
+	struct ksyms *ks;
+	int n;
+
+	if (w->tracer_ranges_read || !w->sampling)
+		return;
+	w->tracer_ranges_read = true;
+	ks = ksyms_load(NULL);
+	n = ksyms_ranges(ks, tracer_symbol, &w->tracer_ranges);
+	w->nr_tracer_ranges = n > 0 ? n : 0;
+	ksyms_free(ks);
 }
 
 static void map_zero(struct bpf_map *m, __u32 n)
@@ -197,7 +231,7 @@ static void map_zero(struct bpf_map *m, __u32 n)
 
 void wait_begin(struct wait_tracer *w, struct attrib_bpf *skel)
 {
-	(void)w;
+	read_tracer_ranges(w);
 	map_clear(skel->maps.thr);
 	map_clear(skel->maps.work_io);
 	map_clear(skel->maps.workers);
@@ -207,15 +241,25 @@ void wait_begin(struct wait_tracer *w, struct attrib_bpf *skel)
 	map_zero(skel->maps.worker_stats, NR_WORKER_KINDS);
 }
 
+/*
+ * A stack in crypto code: from the innermost frame out, the first frame
+ * that is crypto code or the tracer's decides. fexit's trampoline calls
+ * the function it times, so it is a frame above every cipher sample; a
+ * program it runs is below the function, and its time is the tracer's.
+ */
 static bool stack_in_crypt(const struct wait_tracer *w, int fd, __u32 id)
 {
 	__u64 ips[WAIT_STACK_DEPTH] = {0};
 
 	if (bpf_map_lookup_elem(fd, &id, ips))
 		return false;
-	for (int i = 0; i < WAIT_STACK_DEPTH && ips[i]; i++)
+	for (int i = 0; i < WAIT_STACK_DEPTH && ips[i]; i++) {
 		if (ksym_in_ranges(w->crypt_ranges, w->nr_crypt_ranges, ips[i]))
 			return true;
+		if (ksym_in_ranges(w->tracer_ranges, w->nr_tracer_ranges,
+				   ips[i]))
+			return false;
+	}
 	return false;
 }
 
