@@ -215,6 +215,10 @@ struct wait_result {
 	uint64_t ns[NR_LAYERS];
 	uint64_t oncpu_ns, oncpu_crypt_ns;
 	uint64_t samples, crypt_samples;
+	/* Samples with a crypto function anywhere on the stack, crypto work
+	 * or not (the tracer's programs run inside what fentry times):
+	 * what a timer of the function's wall time would count on a CPU. */
+	uint64_t crypt_stack_samples;
 	/* One standard deviation of oncpu_crypt_ns from sampling. */
 	uint64_t sampling_err_ns;
 	/* Part of ns[fs] whose waker could not be followed. */

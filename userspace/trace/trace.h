@@ -52,6 +52,9 @@ struct wait_snapshot {
 	struct wait_stat ops[NR_OPS];
 	/* CPU samples in a syscall, and those in crypto code. */
 	uint64_t samples[NR_OPS], crypt_samples[NR_OPS];
+	/* Samples with a crypto function anywhere on the stack, the
+	 * tracer's programs under it included. */
+	uint64_t crypt_stack_samples[NR_OPS];
 	/* waker_stack_ns whose waker's stack was in crypto code. */
 	uint64_t waker_crypt_ns[NR_OPS];
 	/* CPU samples of ZFS's z_rd_*|z_wr_* taskq threads (reads, writes)

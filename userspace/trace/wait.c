@@ -247,18 +247,24 @@ void wait_begin(struct wait_tracer *w, struct attrib_bpf *skel)
  * the function it times, so it is a frame above every cipher sample; a
  * program it runs is below the function, and its time is the tracer's.
  */
-static bool stack_in_crypt(const struct wait_tracer *w, int fd, __u32 id)
+static bool stack_in_crypt(const struct wait_tracer *w, int fd, __u32 id,
+			   bool *under_crypt)
 {
 	__u64 ips[WAIT_STACK_DEPTH] = {0};
+	bool tracer = false;
 
+	*under_crypt = false;
 	if (bpf_map_lookup_elem(fd, &id, ips))
 		return false;
 	for (int i = 0; i < WAIT_STACK_DEPTH && ips[i]; i++) {
-		if (ksym_in_ranges(w->crypt_ranges, w->nr_crypt_ranges, ips[i]))
-			return true;
+		if (ksym_in_ranges(w->crypt_ranges, w->nr_crypt_ranges,
+				   ips[i])) {
+			*under_crypt = true;
+			return !tracer;
+		}
 		if (ksym_in_ranges(w->tracer_ranges, w->nr_tracer_ranges,
 				   ips[i]))
-			return false;
+			tracer = true;
 	}
 	return false;
 }
@@ -293,12 +299,15 @@ static void read_stacks(const struct wait_tracer *w, struct attrib_bpf *skel,
 		prev = &seen[n++];
 		if (bpf_map_lookup_elem(fd, &next, &val) || next.op >= NR_OPS)
 			continue;
-		bool crypt = stack_in_crypt(w, sfd, next.stackid);
+		bool under,
+			crypt = stack_in_crypt(w, sfd, next.stackid, &under);
 
 		if (next.use == STACK_ONCPU_SAMPLE) {
 			s->samples[next.op] += val;
 			if (crypt)
 				s->crypt_samples[next.op] += val;
+			if (under)
+				s->crypt_stack_samples[next.op] += val;
 		} else if (next.use == STACK_WAKER_NS && crypt) {
 			s->waker_crypt_ns[next.op] += val;
 		} else if (next.use == STACK_ZFS_SAMPLE) {

@@ -67,6 +67,7 @@ void wait_result_from(const struct wait_snapshot *ws, int op,
 	out->crypt_samples = ws->crypt_samples[op] < out->samples
 				     ? ws->crypt_samples[op]
 				     : out->samples;
+	out->crypt_stack_samples = ws->crypt_stack_samples[op];
 	if (out->samples) {
 		double n = (double)out->samples;
 		double p = (double)out->crypt_samples / n;
