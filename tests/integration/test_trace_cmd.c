@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -253,6 +254,141 @@ static void test_exit_status_passed(void **state)
 	assert_int_equal(trace(no), 1);
 }
 
+/*
+ * `trace --pid` and `--cgroup` follow a process that is already running:
+ * a shell that waits for tmp/go, then reads the file with two dds (a
+ * child of the traced pid, in the traced cgroup). The trace stops itself
+ * once attached (ENCBENCH_PAUSE_AT=tracing); then the shell may start.
+ * --pid ends when the shell does; --cgroup on Ctrl-C, exit 130, with
+ * what it gathered written.
+ */
+static void trace_running(const char *how, const char *cgroup_dir)
+{
+	char mnt[PATH_MAX], out[PATH_MAX], go[PATH_MAX], script[PATH_MAX * 4];
+	char path[PATH_MAX + 16], pidarg[16];
+	struct json_object *doc, *w;
+	pid_t shell, tr;
+	int status;
+
+	snprintf(mnt, sizeof(mnt), "%s/mnt", tmp);
+	snprintf(out, sizeof(out), "%s/res-%s", tmp, how + 2);
+	snprintf(go, sizeof(go), "%s/go", tmp);
+	unlink(go);
+	snprintf(script, sizeof(script),
+		 "%s%s%s while [ ! -e %s ]; do sleep 0.05; done; "
+		 "for i in 1 2; do dd if=%s/f of=/dev/null bs=1M iflag=direct "
+		 "status=none; done",
+		 cgroup_dir ? "echo $$ > " : "", cgroup_dir ?: "",
+		 cgroup_dir ? "/cgroup.procs &&" : "", go, mnt);
+	fflush(NULL); /* the children must not print our buffered lines */
+	shell = fork();
+	if (shell == 0) {
+		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+		_exit(98);
+	}
+	assert_true(shell > 0);
+	snprintf(pidarg, sizeof(pidarg), "%d", shell);
+	const char *args[] = {"--path",
+			      mnt,
+			      "-q",
+			      "-o",
+			      out,
+			      how,
+			      cgroup_dir ? cgroup_dir : pidarg,
+			      NULL};
+	const char *argv[16] = {bin, "trace"};
+
+	for (int i = 0; args[i]; i++)
+		argv[i + 2] = args[i];
+	tr = fork();
+	if (tr == 0) {
+		setenv("ENCBENCH_PAUSE_AT", "tracing", 1);
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(97);
+		execv(bin, (char *const *)argv);
+		_exit(98);
+	}
+	assert_true(tr > 0);
+	assert_int_equal(waitpid(tr, &status, WUNTRACED), tr);
+	assert_true(WIFSTOPPED(status));
+	kill(tr, SIGCONT);
+	assert_int_equal(sh("touch %s", go), 0);
+	assert_int_equal(waitpid(shell, &status, 0), shell);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (cgroup_dir)
+		kill(tr, SIGINT);
+	assert_int_equal(waitpid(tr, &status, 0), tr);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), cgroup_dir ? 130 : 0);
+	snprintf(path, sizeof(path), "%s/results.json", out);
+	doc = json_object_from_file(path);
+	assert_non_null(doc);
+	w = get(attrib_of(doc, "trace", "read"), "wait");
+	/* Two dds of 32 reads of 1 MiB each, and the reads that find the
+	 * end: the traced process's children were followed. */
+	printf("# %s: %lld read syscalls\n", how,
+	       (long long)json_object_get_int64(get(w, "syscalls")));
+	assert_true(json_object_get_int64(get(w, "syscalls")) >= 66);
+	assert_true(json_object_get_uint64(get(get(w, "ns"), "device")) > 0);
+	assert_true(json_object_get_int64(
+			    get(layer_of(doc, "trace", "read", "device"),
+				"count")) >= 64);
+	json_object_put(doc);
+}
+
+static void test_pid_already_running(void **state)
+{
+	(void)state;
+	trace_running("--pid", NULL);
+}
+
+/* The cgroup v2 hierarchy's mount: /sys/fs/cgroup, or .../unified on a
+ * hybrid host. */
+static int cgroup2_root(char *root, size_t len)
+{
+	char dev[256], dir[PATH_MAX], type[64];
+	FILE *f = fopen("/proc/self/mounts", "r");
+	int err = -1;
+
+	while (f && fscanf(f, "%255s %4095s %63s %*[^\n]", dev, dir, type) == 3)
+		if (!strcmp(type, "cgroup2")) {
+			snprintf(root, len, "%s", dir);
+			err = 0;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return err;
+}
+
+static void test_cgroup(void **state)
+{
+	char root[PATH_MAX], cg[PATH_MAX + 64], out[PATH_MAX];
+	(void)state;
+
+	if (cgroup2_root(root, sizeof(root)))
+		skip();
+	snprintf(cg, sizeof(cg), "%s/encbench-test.%d", root, getpid());
+	assert_int_equal(mkdir(cg, 0755), 0);
+	trace_running("--cgroup", cg);
+	assert_int_equal(rmdir(cg), 0);
+
+	/* A folder that is not in the v2 hierarchy (a v1 hierarchy's
+	 * folders have cgroup.procs too), and one that does not exist. */
+	snprintf(out, sizeof(out), "%s/never", tmp);
+	const char *not_v2[] = {"--path", tmp,		"-o", out, "--cgroup",
+				"/proc",  "--duration", "1",  NULL};
+	const char *none[] = {"--path",	    tmp,	"-o",
+			      out,	    "--cgroup", "no-such-cgroup.xyz",
+			      "--duration", "1",	NULL};
+
+	assert_int_equal(trace(not_v2), 2);
+	assert_int_equal(lines_of("err"), 1);
+	assert_int_equal(trace(none), 2);
+	assert_int_equal(lines_of("err"), 1);
+	assert_int_equal(access(out, F_OK), -1);
+}
+
 /* Exit 2, one line on stderr, no output folder. */
 static void expect_bad(const char *const *args, const char *out)
 {
@@ -293,6 +429,8 @@ int main(void)
 		cmocka_unit_test(test_dd_on_loop_ext4),
 		cmocka_unit_test(test_dd_on_fscrypt),
 		cmocka_unit_test(test_exit_status_passed),
+		cmocka_unit_test(test_pid_already_running),
+		cmocka_unit_test(test_cgroup),
 		cmocka_unit_test(test_bad_input),
 	};
 

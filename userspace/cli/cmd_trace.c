@@ -7,14 +7,19 @@
  * descendants, of a cgroup v2's tasks, or of CMD, whose exit status is
  * passed through. Ctrl-C ends the trace and prints what was gathered.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <limits.h>
+#include <mntent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,6 +29,7 @@
 #include "commands.h"
 #include "config.h"
 #include "../common/parse.h"
+#include "../common/pause_point.h"
 #include "outdir.h"
 #include "../probe/probe.h"
 #include "../report/report.h"
@@ -111,24 +117,50 @@ static int parse_target(struct trace_cmd *c)
 	return 0;
 }
 
-/* A cgroup v2 id is its folder's inode number (kernfs). */
+/* Where the cgroup v2 hierarchy is mounted: /sys/fs/cgroup on a unified
+ * host, /sys/fs/cgroup/unified on a hybrid one (its v1 folders beside it
+ * have cgroup.procs too, but their inode numbers are not v2 ids). */
+static int cgroup2_root(char *root, size_t len)
+{
+	FILE *f = setmntent("/proc/self/mounts", "r");
+	struct mntent *m;
+	int err = -ENOENT;
+
+	while (f && (m = getmntent(f)))
+		if (!strcmp(m->mnt_type, "cgroup2")) {
+			snprintf(root, len, "%s", m->mnt_dir);
+			err = 0;
+			break;
+		}
+	if (f)
+		endmntent(f);
+	return err;
+}
+
+/* A cgroup v2 id is its folder's inode number (kernfs). CG is a folder of
+ * the v2 hierarchy, as a path or as /proc/PID/cgroup names it ("/a/b",
+ * relative to the hierarchy's root). */
 static int parse_cgroup(struct trace_cmd *c)
 {
-	char path[PATH_MAX];
+	char root[PATH_MAX], path[PATH_MAX * 2];
+	struct statfs sfs;
 	struct stat st;
 
-	if (c->cgroup[0] == '/' && !strncmp(c->cgroup, "/sys/fs/cgroup", 14))
+	if (cgroup2_root(root, sizeof(root)))
+		TRACE_BAD("cgroup '%s': no cgroup v2 hierarchy is mounted",
+			  c->cgroup);
+	if (c->cgroup[0] == '/' && stat(c->cgroup, &st) == 0 &&
+	    S_ISDIR(st.st_mode))
 		snprintf(path, sizeof(path), "%s", c->cgroup);
 	else
-		snprintf(path, sizeof(path), "/sys/fs/cgroup/%s", c->cgroup);
-	snprintf(path + strlen(path), sizeof(path) - strlen(path),
-		 "/cgroup.procs");
-	if (stat(path, &st) < 0)
-		TRACE_BAD("cgroup '%s': no cgroup v2 folder %s", c->cgroup,
-			  path);
-	*strrchr(path, '/') = '\0';
-	if (stat(path, &st) < 0)
-		TRACE_BAD("cgroup '%s': %s", c->cgroup, strerror(errno));
+		snprintf(path, sizeof(path), "%s/%s", root,
+			 c->cgroup + (c->cgroup[0] == '/'));
+	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		TRACE_BAD("cgroup '%s': no folder %s", c->cgroup, path);
+	if (statfs(path, &sfs) < 0 || sfs.f_type != CGROUP2_SUPER_MAGIC)
+		TRACE_BAD("cgroup '%s': %s is not in the cgroup v2 hierarchy "
+			  "(mounted at %s)",
+			  c->cgroup, path, root);
 	c->f.cgroup_id = st.st_ino;
 	return 0;
 }
@@ -286,6 +318,69 @@ static double mono_s(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+/* Follow PID and the descendants it already has: trace_begin cleared the
+ * traced set, and the BPF side adds only children forked from now on (a
+ * fork after the PID is followed is caught there; one before, here). */
+static int follow_running(struct tracer *tr, pid_t root)
+{
+	enum { MAX_PROCS = 1 << 16 };
+	pid_t *pid = calloc(MAX_PROCS, sizeof(*pid)),
+	      *ppid = calloc(MAX_PROCS, sizeof(*ppid));
+	int n = 0, err = trace_follow(tr, root);
+	bool *in = calloc(MAX_PROCS, sizeof(*in)), grew = true;
+	struct dirent *de;
+	DIR *proc = opendir("/proc");
+
+	if (!pid || !ppid || !in || !proc) {
+		err = err ?: -ENOMEM;
+		goto out;
+	}
+	while (!err && (de = readdir(proc)) && n < MAX_PROCS) {
+		char path[64];
+		FILE *f;
+		int p, pp;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		f = fopen(path, "r");
+		/* pid (comm) state ppid: comm may hold spaces and ')' */
+		if (f && fscanf(f, "%d", &p) == 1 && !fseek(f, 0, SEEK_SET)) {
+			char line[512], *close_paren;
+
+			if (fgets(line, sizeof(line), f) &&
+			    (close_paren = strrchr(line, ')')) &&
+			    sscanf(close_paren + 1, " %*c %d", &pp) == 1) {
+				pid[n] = p;
+				ppid[n++] = pp;
+			}
+		}
+		if (f)
+			fclose(f);
+	}
+	/* Descendants at any depth: mark until nothing more is marked. */
+	while (!err && grew) {
+		grew = false;
+		for (int i = 0; i < n; i++) {
+			bool parent_in = ppid[i] == root;
+
+			for (int j = 0; j < n && !parent_in && !in[i]; j++)
+				parent_in = in[j] && pid[j] == ppid[i];
+			if (parent_in && !in[i]) {
+				in[i] = grew = true;
+				err = trace_follow(tr, pid[i]);
+			}
+		}
+	}
+out:
+	if (proc)
+		closedir(proc);
+	free(pid);
+	free(ppid);
+	free(in);
+	return err;
+}
+
 /* Until the command or process ends, the duration runs out, or Ctrl-C.
  * The exit status to pass on. */
 static int wait_end(const struct trace_cmd *c, pid_t child)
@@ -430,6 +525,14 @@ int cmd_trace(int argc, char **argv)
 		fprintf(stderr, "encbench-trace: trace: starting failed\n");
 		rc = 1;
 		goto out;
+	} else if (c.pid && follow_running(tr, c.pid)) {
+		fprintf(stderr, "encbench-trace: trace: cannot follow pid %d\n",
+			(int)c.pid);
+		rc = 1;
+		goto out;
+	} else {
+		/* Test hook: attached; the PID or cgroup may start now. */
+		pause_point("tracing");
 	}
 	rc = wait_end(&c, child);
 	trace_end(tr, snap);

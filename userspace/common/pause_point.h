@@ -10,7 +10,8 @@
  * state record is not yet complete: state.c), "failed:<record
  * type>:<file name>" (it could not be made, its record is not yet
  * dropped) and "mounted:<fs type>"
- * (probe mounted tracefs or bpffs). A trailing '*' matches any rest;
+ * (probe mounted tracefs or bpffs) and "tracing" (`trace --pid` or
+ * `--cgroup` is attached and about to wait). A trailing '*' matches any rest;
  * a comma-separated list stops at each.
  */
 #ifndef ENCBENCH_PAUSE_POINT_H
