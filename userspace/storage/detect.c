@@ -401,7 +401,7 @@ void stack_describe(const struct detected_stack *s, struct target_info *ti)
 	}
 	if (s->crypt_index >= 0 && !done) {
 		dmcrypt_describe(&s->crypt, ti);
-		done = true;
+		done = !ti->null_cipher;
 	} else if (s->crypt_index >= 0) {
 		/* Both: the one below is said, not lost. */
 		add_note(ti, "under the %s, also %s dm-crypt",

@@ -108,4 +108,13 @@ void dmcrypt_describe(const struct dmcrypt_params *p, struct target_info *ti)
 	ti->encryption.sector_size = p->sector_size;
 	dmcrypt_flag_names(p->flags, ti->encryption.flags,
 			   sizeof(ti->encryption.flags));
+	/* dm-crypt's null cipher (cipher_null-ecb, capi:ecb(cipher_null)):
+	 * dm-crypt's whole path, no cipher work, plaintext on disk. Built
+	 * as a control or found in a user's stack, it must not pass for
+	 * encryption. */
+	ti->null_cipher = strstr(p->kernel_cipher, "cipher_null") != NULL;
+	if (ti->null_cipher && ti->nr_notes < MAX_NOTES)
+		snprintf(ti->notes[ti->nr_notes++], DETAIL_LEN,
+			 "NOT ENCRYPTED: %s is dm-crypt's null cipher, which stores plaintext; this is dm-crypt's path without cipher work",
+			 p->cipher);
 }

@@ -198,13 +198,6 @@ cleanup:
 	return err < 0 ? err : 0;
 }
 
-/* dm-crypt's null cipher (cipher_null-ecb, capi:ecb(cipher_null)):
- * dm-crypt's whole path, no cipher work, plaintext on disk. */
-static bool is_null_cipher(const struct dmcrypt_params *p)
-{
-	return strstr(p->kernel_cipher, "cipher_null") != NULL;
-}
-
 static void dmcrypt_layer_describe(const struct stack_layer *l,
 				   struct target_info *ti)
 {
@@ -213,20 +206,9 @@ static void dmcrypt_layer_describe(const struct stack_layer *l,
 
 	layer_add_device(ti, l->exposed.dev, "crypt");
 	dmcrypt_describe(&p->params, ti);
-	if (is_null_cipher(&p->params)) {
-		/* A control, asked for: it must not pass for encryption. */
-		ti->null_cipher = true;
+	if (ti->null_cipher) /* a control, asked for: said in its kind */
 		snprintf(ti->kind + strlen(ti->kind),
 			 sizeof(ti->kind) - strlen(ti->kind), "-cipher_null");
-		snprintf(note, sizeof(note),
-			 "NOT ENCRYPTED: %s is dm-crypt's null cipher, which "
-			 "stores plaintext; this target is a control (LUKS2 "
-			 "dm-crypt's path without cipher work)",
-			 p->params.cipher);
-		if (ti->nr_notes < MAX_NOTES)
-			snprintf(ti->notes[ti->nr_notes++], DETAIL_LEN, "%s",
-				 note);
-	}
 	snprintf(note, sizeof(note),
 		 "LUKS2 keyslot uses PBKDF2 with %d iterations: a throwaway "
 		 "benchmark volume, never for real data",
