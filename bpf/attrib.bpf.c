@@ -159,8 +159,10 @@ static __always_inline struct layer_stat *stat_of(int layer, __u32 op)
 	return bpf_map_lookup_elem(&stats, &key);
 }
 
-/* Item `key` enters `layer` as v (its latency measured from v->ts). */
-static __always_inline void item_start_v(void *map, void *key, int layer,
+/* Item `key` enters `layer` as v (its latency measured from v->ts).
+ * Whether an entry stands for it now (false: dropped, or a concurrent
+ * start of the same key won). */
+static __always_inline bool item_start_v(void *map, void *key, int layer,
 					 const struct start *v, __u64 now)
 {
 	struct layer_stat *s = stat_of(layer, v->op), *so;
@@ -169,7 +171,7 @@ static __always_inline void item_start_v(void *map, void *key, int layer,
 	long err;
 
 	if (!s)
-		return;
+		return false;
 	old = bpf_map_lookup_elem(map, key);
 	if (old) {
 		/* A key reused before its end (requeued request, recycled
@@ -181,7 +183,7 @@ static __always_inline void item_start_v(void *map, void *key, int layer,
 			stat_busy_begin(s, now);
 		}
 		*old = *v;
-		return;
+		return true;
 	}
 	err = bpf_map_update_elem(map, key, v, BPF_NOEXIST);
 	if (err) {
@@ -190,32 +192,29 @@ static __always_inline void item_start_v(void *map, void *key, int layer,
 		 * the item goes untimed, and user space must hear of it. */
 		if (err != -EEXIST_)
 			__sync_fetch_and_add(&s->dropped, 1);
-		return;
+		return false;
 	}
 	stat_busy_begin(s, now);
+	return true;
 }
 
-static __always_inline void item_start(void *map, void *key, int layer,
+static __always_inline bool item_start(void *map, void *key, int layer,
 				       __u32 op, __u64 ts, __u64 now)
 {
 	struct start v = {.ts = ts, .op = op};
 
-	item_start_v(map, key, layer, &v, now);
+	return item_start_v(map, key, layer, &v, now);
 }
 
-/* Item `key` leaves `layer`; counted (histogram) only when `count`. */
-static __always_inline void item_end(void *map, void *key, int layer, __u64 now,
-				     bool count)
+/* Item `key`, whose entry v was just looked up, leaves `layer`; counted
+ * (histogram) only when `count`. */
+static __always_inline void item_end_v(void *map, void *key, struct start *v,
+				       int layer, __u64 now, bool count)
 {
-	struct start *v = bpf_map_lookup_elem(map, key);
 	struct layer_stat *s;
-	__u64 ts;
-	__u32 op;
+	__u64 ts = v->ts;
+	__u32 op = v->op;
 
-	if (!v)
-		return;
-	ts = v->ts;
-	op = v->op;
 	/* Whoever deletes the entry accounts for it: user space clearing
 	 * the map between phases, or a concurrent end. */
 	if (bpf_map_delete_elem(map, key))
@@ -226,6 +225,15 @@ static __always_inline void item_end(void *map, void *key, int layer, __u64 now,
 	if (count)
 		stat_record(s, now > ts ? now - ts : 0);
 	stat_busy_end(s, now);
+}
+
+static __always_inline void item_end(void *map, void *key, int layer, __u64 now,
+				     bool count)
+{
+	struct start *v = bpf_map_lookup_elem(map, key);
+
+	if (v)
+		item_end_v(map, key, v, layer, now, count);
 }
 
 /*
@@ -333,8 +341,9 @@ static __always_inline int on_sys_enter(__u64 *ctx)
 		return 0;
 	tid = (__u32)pid_tgid;
 	now = bpf_ktime_get_ns();
-	item_start(&sys_start, &tid, LAYER_SYSCALL, op - 1, now, now);
-	wait_sys_enter(tid, op - 1, now);
+	/* The wait decomposition follows the calls that are timed. */
+	if (item_start(&sys_start, &tid, LAYER_SYSCALL, op - 1, now, now))
+		wait_sys_enter(tid, op - 1, now);
 	return 0;
 }
 
@@ -400,12 +409,18 @@ static __always_inline int on_iou_complete(__u64 *ctx)
 	return 0;
 }
 
+/* Every syscall on the machine ends here: a thread with no timed call
+ * leaves at the first lookup, without reading the clock. */
 static __always_inline int on_sys_exit(__u64 *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 now = bpf_ktime_get_ns();
+	struct start *v = bpf_map_lookup_elem(&sys_start, &tid);
+	__u64 now;
 
-	item_end(&sys_start, &tid, LAYER_SYSCALL, now, true);
+	if (!v)
+		return 0;
+	now = bpf_ktime_get_ns();
+	item_end_v(&sys_start, &tid, v, LAYER_SYSCALL, now, true);
 	wait_sys_exit(tid, now);
 	return 0;
 }
@@ -643,7 +658,8 @@ static __always_inline __u64 rq_queue_end(struct request *rq, __u64 now,
 		if (v) {
 			ts = v->ts;
 			*dm = v->dm;
-			item_end(&bio_start, &key, LAYER_BLK_QUEUE, now, count);
+			item_end_v(&bio_start, &key, v, LAYER_BLK_QUEUE, now,
+				   count);
 			return ts;
 		}
 		bio = BPF_CORE_READ(bio, bi_next);
@@ -787,7 +803,7 @@ static __always_inline void rq_end_unissued(struct request *rq, __u64 *key)
 static __always_inline int on_rq_complete(__u64 *ctx)
 {
 	struct request *rq = (void *)ctx[0];
-	__u64 key = ctx[0], now = bpf_ktime_get_ns();
+	__u64 key = ctx[0];
 	struct start *v = bpf_map_lookup_elem(&rq_start, &key);
 
 	if (v) {
@@ -795,7 +811,8 @@ static __always_inline int on_rq_complete(__u64 *ctx)
 		if (v->op == EB_OP_WRITE && rq_in_flush_seq(rq))
 			bpf_map_update_elem(&flush_done, &key, &v->incarnation,
 					    BPF_ANY);
-		item_end(&rq_start, &key, LAYER_DEVICE, now, true);
+		item_end_v(&rq_start, &key, v, LAYER_DEVICE, bpf_ktime_get_ns(),
+			   true);
 		return 0;
 	}
 	if (tracing_on && !(__u32)ctx[2] &&
@@ -886,13 +903,12 @@ static __always_inline bool bh_work_dev_ok(struct work_struct *work,
 
 /*
  * The op a crypto work item serves, or -1 if it is no crypto work or not
- * the target's. Reads the work item and its context: call it only where
- * both are alive, at queue_work and execute_start -- the work function may
- * free them before execute_end.
+ * the target's (func: its work function). Reads the work item and its context:
+ * call it only where both are alive, at queue_work and execute_start -- the
+ * work function may free them before execute_end.
  */
-static __always_inline int crypt_work_op(struct work_struct *work)
+static __always_inline int crypt_work_op(struct work_struct *work, __u64 func)
 {
-	__u64 func = (__u64)BPF_CORE_READ(work, func);
 	__u32 *kind = bpf_map_lookup_elem(&crypt_funcs, &func);
 
 	if (!kind)
@@ -924,7 +940,7 @@ static __always_inline int on_queue_work(__u64 *ctx)
 
 	if (!tracing_on)
 		return 0;
-	op = crypt_work_op(work);
+	op = crypt_work_op(work, (__u64)BPF_CORE_READ(work, func));
 	if (op < 0)
 		return 0;
 	now = bpf_ktime_get_ns();
@@ -936,26 +952,37 @@ static __always_inline int on_queue_work(__u64 *ctx)
 
 /* A worker runs one work item at a time, start to end, so the run is
  * keyed by worker tid: the work may be freed by its function, and
- * execute_end must not read it. */
+ * execute_end must not read it. Every work item on the machine passes
+ * here: one that is neither crypto work of the target's nor a worker's
+ * the caller waits on leaves before the clock is read. */
 static __always_inline int on_execute_start(__u64 *ctx)
 {
 	struct work_struct *work = (void *)ctx[0];
-	__u64 key = (__u64)work, now, queued = 0;
+	__u64 key = (__u64)work, func = (__u64)BPF_CORE_READ(work, func);
+	__u64 now, queued = 0;
+	__u32 *worker = NULL;
 	struct start *q;
 	__u32 tid;
 	int op;
 
-	op = crypt_work_op(work);
+	op = crypt_work_op(work, func);
+	if (tracing_on)
+		worker = bpf_map_lookup_elem(&worker_funcs, &func);
+	if (op < 0 && !worker)
+		return 0;
 	now = bpf_ktime_get_ns();
 	if (op >= 0) {
 		q = bpf_map_lookup_elem(&cq_start, &key);
-		if (q)
+		if (q) {
 			queued = q->ts;
-		item_end(&cq_start, &key, LAYER_CRYPT_QUEUE, now, true);
+			item_end_v(&cq_start, &key, q, LAYER_CRYPT_QUEUE, now,
+				   true);
+		}
 	}
 	if (!tracing_on)
 		return 0;
-	wait_execute_start(work, op, queued, now);
+	if (worker)
+		wait_execute_start(work, func, *worker, op, queued, now);
 	if (op < 0)
 		return 0;
 	tid = (__u32)bpf_get_current_pid_tgid();
@@ -967,10 +994,17 @@ static __always_inline int on_execute_start(__u64 *ctx)
 static __always_inline int on_execute_end(__u64 *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 now = bpf_ktime_get_ns();
+	struct start *v = bpf_map_lookup_elem(&cx_start, &tid);
+	struct served_worker *wk = bpf_map_lookup_elem(&workers, &tid);
+	__u64 now;
 
-	item_end(&cx_start, &tid, LAYER_CRYPT, now, true);
-	wait_execute_end(now);
+	if (!v && (!wk || !wk->kind))
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (v)
+		item_end_v(&cx_start, &tid, v, LAYER_CRYPT, now, true);
+	if (wk)
+		wait_execute_end(wk, now);
 	return 0;
 }
 

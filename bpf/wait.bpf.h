@@ -500,18 +500,22 @@ static __always_inline void worker_runq(struct worker_stat *ws, __u64 ns)
 	__sync_fetch_and_add(&ws->runq_waits, 1);
 }
 
+/* Every wakeup and context switch on the machine runs these: the clock is
+ * read only once a thread of ours is involved. */
 static __always_inline int on_sched_waking(__u64 *ctx)
 {
 	struct task_struct *p = (void *)ctx[0];
 	__u32 tid = BPF_CORE_READ(p, pid);
-	__u64 now = bpf_ktime_get_ns();
-	struct thr_wait *t;
-	struct served_worker *wk;
+	struct served_worker *wk = bpf_map_lookup_elem(&workers, &tid);
+	struct thr_wait *t = bpf_map_lookup_elem(&thr, &tid);
+	bool wk_woken = wk && !wk->woke && !wk->on;
+	__u64 now;
 
-	wk = bpf_map_lookup_elem(&workers, &tid);
-	if (wk && !wk->woke && !wk->on)
+	if (!wk_woken && (!t || t->state != THR_BLOCKED))
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (wk_woken)
 		wk->woke = now;
-	t = bpf_map_lookup_elem(&thr, &tid);
 	if (!t || t->state != THR_BLOCKED)
 		return 0;
 	split_blocked(ctx, t, now);
@@ -524,18 +528,23 @@ static __always_inline int on_sched_switch(__u64 *ctx)
 {
 	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
 	__u32 ptid = BPF_CORE_READ(prev, pid), ntid = BPF_CORE_READ(next, pid);
-	/* Still TASK_RUNNING: preempted (or yielded), so runnable. */
-	bool runnable = task_state(prev) == 0;
-	__u64 now = bpf_ktime_get_ns(), ns;
-	struct thr_wait *t;
-	struct served_worker *wk;
+	struct thr_wait *t = bpf_map_lookup_elem(&thr, &ptid);
+	struct thr_wait *tn = bpf_map_lookup_elem(&thr, &ntid);
+	struct served_worker *wk = bpf_map_lookup_elem(&workers, &ptid);
+	struct served_worker *wkn = bpf_map_lookup_elem(&workers, &ntid);
+	bool runnable;
 	struct done_rec *d;
 	__u32 zero = 0;
+	__u64 now, ns;
 
 	d = bpf_map_lookup_elem(&done, &zero);
 	if (d)
 		d->valid = 0;
-	t = bpf_map_lookup_elem(&thr, &ptid);
+	if (!t && !tn && !wk && !wkn)
+		return 0;
+	/* Still TASK_RUNNING: preempted (or yielded), so runnable. */
+	runnable = task_state(prev) == 0;
+	now = bpf_ktime_get_ns();
 	if (t && t->state == THR_ON_CPU) {
 		struct wait_stat *w = wait_stat_of(t->op);
 
@@ -544,7 +553,6 @@ static __always_inline int on_sched_switch(__u64 *ctx)
 			__sync_fetch_and_add(&w->oncpu_ns, ns);
 		thr_set(t, w, runnable ? THR_RUNNABLE : THR_BLOCKED);
 	}
-	wk = bpf_map_lookup_elem(&workers, &ptid);
 	if (wk) {
 		if (wk->kind && wk->on && now > wk->last)
 			wk->oncpu += now - wk->last;
@@ -554,7 +562,7 @@ static __always_inline int on_sched_switch(__u64 *ctx)
 		wk->on = 0;
 		wk->woke = runnable ? now : 0;
 	}
-	t = bpf_map_lookup_elem(&thr, &ntid);
+	t = tn;
 	if (t && t->state != THR_ON_CPU) {
 		struct wait_stat *w = wait_stat_of(t->op);
 
@@ -568,7 +576,7 @@ static __always_inline int on_sched_switch(__u64 *ctx)
 		}
 		thr_set(t, w, THR_ON_CPU);
 	}
-	wk = bpf_map_lookup_elem(&workers, &ntid);
+	wk = wkn;
 	if (wk) {
 		if (wk->woke && now > wk->woke) {
 			ns = now - wk->woke;
@@ -794,9 +802,10 @@ static __always_inline bool loop_work_ok(struct work_struct *work,
 }
 
 /* Bytes a crypto work item deciphers, 0 if unknown. */
-static __always_inline __u64 crypt_item_bytes(struct work_struct *work)
+static __always_inline __u64 crypt_item_bytes(struct work_struct *work,
+					      __u64 func)
 {
-	__u64 func = (__u64)BPF_CORE_READ(work, func), sum = 0;
+	__u64 sum = 0;
 	__u32 *kind = bpf_map_lookup_elem(&crypt_funcs, &func);
 	struct dm_crypt_io___x *io;
 	struct bio_vec *vec, bv;
@@ -835,25 +844,24 @@ static __always_inline __u64 crypt_item_bytes(struct work_struct *work)
 	return 0;
 }
 
-/* A worker starts item `work`; crypt_op: crypt_work_op()'s answer,
- * queued: when the item was queued (0: not seen). */
+/* A worker starts item `work` of work function func, whose worker_funcs
+ * value is val; crypt_op: crypt_work_op()'s answer, queued: when the item
+ * was queued (0: not seen). */
 static __always_inline void wait_execute_start(struct work_struct *work,
+					       __u64 func, __u32 val,
 					       int crypt_op, __u64 queued,
 					       __u64 now)
 {
-	__u64 func = (__u64)BPF_CORE_READ(work, func), key = (__u64)work;
-	__u32 *val = bpf_map_lookup_elem(&worker_funcs, &func), kind, tid;
+	__u32 kind = val & 0xff, tid;
+	__u64 key = (__u64)work;
 	struct worker_stat *ws;
 	struct io_times *io;
 	struct served_worker *wk, init = {};
 
-	if (!val)
-		return;
-	kind = *val & 0xff;
 	if (kind == WORKER_CRYPT && crypt_op < 0)
 		return;
 	if (kind == WORKER_DEVICE &&
-	    !loop_work_ok(work, *val >> WORKER_FLAVOUR_SHIFT))
+	    !loop_work_ok(work, val >> WORKER_FLAVOUR_SHIFT))
 		return;
 	ws = worker_stat_of(kind);
 	if (!ws)
@@ -883,18 +891,18 @@ static __always_inline void wait_execute_start(struct work_struct *work,
 			wk->io = *io;
 			bpf_map_delete_elem(&work_io, &key);
 		}
-		wk->bytes = crypt_item_bytes(work);
+		wk->bytes = crypt_item_bytes(work, func);
 	}
 	__sync_fetch_and_add(&ws->items, 1);
 }
 
-static __always_inline void wait_execute_end(__u64 now)
+/* The worker wk (this thread) ends its item. */
+static __always_inline void wait_execute_end(struct served_worker *wk,
+					     __u64 now)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct served_worker *wk = bpf_map_lookup_elem(&workers, &tid);
 	struct worker_stat *ws;
 
-	if (!wk || !wk->kind)
+	if (!wk->kind)
 		return;
 	if (wk->on && now > wk->last)
 		wk->oncpu += now - wk->last;

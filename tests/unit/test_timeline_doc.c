@@ -173,6 +173,36 @@ static void test_threads_and_devices(void **state)
 	json_object_put(doc);
 }
 
+/*
+ * A completion the kernel ran no BPF program for (attrib.bpf.c:
+ * rq_unseen): the same struct request is issued again and completes.
+ * The timeline keeps no per-request state in the kernel, so nothing
+ * leaks there; here the completion must pair with the later issue, and
+ * the earlier one count as unpaired, not stretch into a span.
+ */
+static void test_unseen_completion(void **state)
+{
+	struct tl_event e[] = {
+		ev(TL_RQ_ISSUE, 100, 0x50, 0, 0, LOOP),
+		/* its completion unseen */
+		ev(TL_RQ_ISSUE, 1000, 0x50, 0, 0, LOOP),
+		ev(TL_RQ_COMPLETE, 1500, 0x50, 0, 0, LOOP),
+	};
+	struct te_summary sum;
+	struct json_object *doc;
+	int64_t pid, tid;
+	const char *ts;
+
+	(void)state;
+	doc = doc_of(e, sizeof(e) / sizeof(e[0]));
+	check(&sum);
+	assert_int_equal(sum.spans, 1);
+	assert_int_equal(other(doc, "unpaired"), 1);
+	ids_of(doc, "request", &pid, &tid, &ts);
+	assert_string_equal(ts, "1.000");
+	json_object_put(doc);
+}
+
 /* The checker refuses what the importers would not take. */
 static void test_checker_refuses(void **state)
 {
@@ -257,6 +287,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_more_requests_than_lanes),
 		cmocka_unit_test(test_threads_and_devices),
+		cmocka_unit_test(test_unseen_completion),
 		cmocka_unit_test(test_checker_refuses),
 	};
 

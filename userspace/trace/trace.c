@@ -265,6 +265,25 @@ static int open_load(struct tracer *tr, bool btf, enum enc_method enc,
 	return 0;
 }
 
+/*
+ * Bench-only: ENCBENCH_BENCH_SKIP lists programs, comma-separated and
+ * without their _btf/_raw suffix (wait_sample: the CPU sampler), that are
+ * loaded but left unattached, so that bench/wait-overhead.sh can measure
+ * what each costs. Never set it in a real run: its layers would be wrong.
+ */
+bool bench_skipped(const char *prog)
+{
+	const char *list = getenv("ENCBENCH_BENCH_SKIP"), *p;
+	size_t n = strlen(prog);
+
+	if (ends_with(prog, "_btf") || ends_with(prog, "_raw"))
+		n -= 4;
+	for (p = list; p && *p; p += strcspn(p, ","), p += *p == ',')
+		if (strcspn(p, ",") == n && !strncmp(p, prog, n))
+			return true;
+	return false;
+}
+
 /* attrib_bpf__attach, one program at a time so that each link's id is
  * recorded as soon as the link exists. */
 static int attach_all(struct tracer *tr)
@@ -276,7 +295,8 @@ static int attach_all(struct tracer *tr)
 		struct bpf_link **link = s->progs[i].link;
 
 		if (!bpf_program__autoload(prog) ||
-		    !bpf_program__autoattach(prog) || *link)
+		    !bpf_program__autoattach(prog) || *link ||
+		    bench_skipped(bpf_program__name(prog)))
 			continue;
 		*link = bpf_program__attach(prog);
 		if (!*link) {

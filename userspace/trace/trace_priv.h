@@ -59,6 +59,9 @@ struct work_ctx_layout {
 long long work_ctx_delta(const struct btf *btf, const struct work_ctx_layout *l,
 			 char *why, size_t len);
 
+/* trace.c: whether ENCBENCH_BENCH_SKIP (bench-only) names program prog. */
+bool bench_skipped(const char *prog);
+
 /* plan.c */
 const char *enc_name(enum enc_method m);
 /* How the write-side crypto is timed here; why not, in why. */

@@ -177,6 +177,9 @@ int wait_open(struct wait_tracer *w, struct attrib_bpf *skel,
 	if (!sample) {
 		snprintf(w->sample_why, sizeof(w->sample_why),
 			 "perf_event sampling does not work here");
+	} else if (bench_skipped("wait_sample")) {
+		snprintf(w->sample_why, sizeof(w->sample_why),
+			 "left off by ENCBENCH_BENCH_SKIP");
 	} else if (!w->nr_crypt_ranges) {
 		snprintf(w->sample_why, sizeof(w->sample_why),
 			 "no crypto function addresses in /proc/kallsyms");
