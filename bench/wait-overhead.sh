@@ -118,9 +118,18 @@ run_biolatency() {
 	sysctl -qw kernel.bpf_stats_enabled="$costed"
 	prog_ids >"$w.before_ids"
 	biolatency -d "$name" >/dev/null 2>&1 &
-	local bl=$!
-	sleep 1
-	prog_ids | comm -13 "$w.before_ids" - >"$w.pids"
+	local bl=$! tries=0
+	# Its request programs, once loaded (seconds under load: a fixed
+	# second was not enough), then a moment to attach. Other tracers may
+	# load programs of the same names meanwhile: rare, and visible as a
+	# count above 2 in the table.
+	until (($(prog_ids | comm -13 "$w.before_ids" - | prog_stats |
+		awk '$2 ~ /^block_rq_(issue|complete)/' | tee "$w.found" | wc -l) >= 2)); do
+		((++tries < 300)) || { echo "wait-overhead: biolatency did not load" >&2; exit 1; }
+		sleep 0.1
+	done
+	sleep 0.5
+	awk '{ print $1 }' "$w.found" >"$w.pids"
 	((costed)) && prog_stats <"$w.pids" >"$w.before"
 	"${fio_cmd[@]}" >"$w.json"
 	if ((costed)); then
