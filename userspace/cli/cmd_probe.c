@@ -59,18 +59,10 @@ int cmd_probe(int argc, char **argv)
 	if (geteuid() == 0 && state_open("probe"))
 		return 1;
 	probe_all(&caps);
-	if (json) {
-		struct json_object *o = report_caps_json(&caps);
-
-		if (!o)
-			return 1;
-		puts(json_object_to_json_string_ext(
-			o, JSON_C_TO_STRING_PRETTY |
-				   JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(o);
-	} else {
+	if (json)
+		rc = report_print_caps_json(&caps, stdout) ? 1 : 0;
+	else
 		report_print_caps(&caps, stdout);
-	}
 	probe_release();
-	return state_close() ? 1 : 0;
+	return state_close() ? 1 : rc;
 }

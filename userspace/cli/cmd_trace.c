@@ -462,19 +462,8 @@ static int report(struct trace_cmd *c, const struct results *r)
 		output_release(&c->out, !err);
 	}
 	report_print_text(r, text, !c->quiet);
-	if (c->json) {
-		struct json_object *o = NULL;
-		char path[PATH_LEN + 16];
-
-		snprintf(path, sizeof(path), "%s/results.json", c->out.path);
-		if (c->output)
-			o = json_object_from_file(path);
-		if (o)
-			puts(json_object_to_json_string_ext(
-				o, JSON_C_TO_STRING_PRETTY |
-					   JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(o);
-	}
+	if (c->json)
+		err = err ?: report_print_json(r, stdout);
 	return err ? 1 : 0;
 }
 
@@ -493,9 +482,6 @@ int cmd_trace(int argc, char **argv)
 	rc = parse(argc, argv, &c);
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	if (c.json && !c.output)
-		TRACE_BAD("--json needs --output DIR (results.json is "
-			  "written there)");
 	r = calloc(1, sizeof(*r));
 	snap = calloc(1, sizeof(*snap));
 	if (!r || !snap) {

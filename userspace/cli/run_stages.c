@@ -604,18 +604,8 @@ int run_report(struct run_ctx *ctx)
 	if (!err && ctx->cfg->prometheus[0])
 		err = report_write_prometheus(r, ctx->cfg->prometheus);
 	report_print_text(r, text, !ctx->cfg->quiet);
-	if (ctx->cfg->json && !err) {
-		char path[PATH_LEN + 16], buf[65536];
-		size_t n;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/results.json", dir);
-		f = fopen(path, "r");
-		while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-			fwrite(buf, 1, n, stdout);
-		if (f)
-			fclose(f);
-	}
+	if (ctx->cfg->json && !err)
+		err = report_print_json(r, stdout);
 	fprintf(text,
 		"\nResults in %s/ (results.json, per-iteration CSV, "
 		"histograms, run.log%s)\n",

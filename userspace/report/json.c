@@ -521,16 +521,19 @@ int report_write_document(const char *dir, const char *name,
 	return report_write_atomic(dir, name, text);
 }
 
+/* results.json's text, as written and as printed by --json. */
+static const int results_flags = JSON_C_TO_STRING_PRETTY |
+				 JSON_C_TO_STRING_SPACED |
+				 JSON_C_TO_STRING_NOSLASHESCAPE;
+
 int report_write_json(const struct results *r, const char *dir)
 {
-	const int flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-			  JSON_C_TO_STRING_NOSLASHESCAPE;
 	struct json_object *root = report_results_json(r);
 	const char *text = NULL;
 	int err = -ENOMEM;
 
 	if (root)
-		text = json_object_to_json_string_ext(root, flags);
+		text = json_object_to_json_string_ext(root, results_flags);
 	if (text)
 		err = report_write_atomic(dir, "results.json", text);
 	else
@@ -540,4 +543,26 @@ int report_write_json(const struct results *r, const char *dir)
 			dir);
 	json_object_put(root);
 	return err;
+}
+
+/* One object on out, pretty, as `--json` prints it; 0 or -ENOMEM. */
+static int print_object(struct json_object *o, FILE *out)
+{
+	const char *text =
+		o ? json_object_to_json_string_ext(o, results_flags) : NULL;
+
+	if (text)
+		fprintf(out, "%s\n", text);
+	json_object_put(o);
+	return text ? 0 : -ENOMEM;
+}
+
+int report_print_json(const struct results *r, FILE *out)
+{
+	return print_object(report_results_json(r), out);
+}
+
+int report_print_caps_json(const struct capabilities *caps, FILE *out)
+{
+	return print_object(report_caps_json(caps), out);
 }

@@ -53,6 +53,11 @@ int report_write_prometheus(const struct results *r, const char *path);
 int report_write_document(const char *dir, const char *name,
 			  struct json_object *doc);
 
+/* `--json`: the results.json document (or probe's capabilities) on out,
+ * made from the structs as the file is; 0 or -ENOMEM. */
+int report_print_json(const struct results *r, FILE *out);
+int report_print_caps_json(const struct capabilities *caps, FILE *out);
+
 /* Terminal: comparison table, attribution table, histograms (unless
  * !histograms), verdicts and caveats. */
 void report_print_text(const struct results *r, FILE *out, bool histograms);
