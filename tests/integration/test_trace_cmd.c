@@ -389,6 +389,29 @@ static void test_cgroup(void **state)
 	assert_int_equal(access(out, F_OK), -1);
 }
 
+/* --json alone: the results document on stdout, the text on stderr. */
+static void test_json_on_stdout(void **state)
+{
+	char mnt[PATH_MAX], inf[PATH_MAX + 8], path[PATH_MAX];
+	struct json_object *doc, *w;
+	(void)state;
+
+	snprintf(mnt, sizeof(mnt), "%s/mnt", tmp);
+	snprintf(inf, sizeof(inf), "if=%s/f", mnt);
+	const char *args[] = {"--path",	      mnt, "--json",	   "--",
+			      "dd",	      inf, "of=/dev/null", "bs=1M",
+			      "iflag=direct", NULL};
+
+	assert_int_equal(trace(args), 0);
+	snprintf(path, sizeof(path), "%s/out", tmp);
+	doc = json_object_from_file(path);
+	assert_non_null(doc);
+	w = get(attrib_of(doc, "trace", "read"), "wait");
+	assert_true(json_object_get_int64(get(w, "syscalls")) >= 33);
+	json_object_put(doc);
+	assert_true(lines_of("err") > 3); /* the text report went there */
+}
+
 /* Exit 2, one line on stderr, no output folder. */
 static void expect_bad(const char *const *args, const char *out)
 {
@@ -430,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_dd_on_fscrypt),
 		cmocka_unit_test(test_exit_status_passed),
 		cmocka_unit_test(test_pid_already_running),
+		cmocka_unit_test(test_json_on_stdout),
 		cmocka_unit_test(test_cgroup),
 		cmocka_unit_test(test_bad_input),
 	};
