@@ -20,7 +20,7 @@
 #include <linux/types.h> /* attrib.h's KDEV() */
 
 #include "common/results.h"
-#include "trace/timeline_doc.h"
+#include "report/timeline_doc.h"
 #include "trace_event_check.h"
 
 #define T0   1000000000ull /* the phase's start, ns */

@@ -6,13 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
-
 #include "progress.h"
 #include "run.h"
 #include "../common/pause_point.h"
 #include "../probe/probe.h"
 #include "../report/report.h"
+#include "../report/timeline_doc.h"
 #include "../stats/stats.h"
 #include "../trace/timeline.h"
 #include "../trace/trace.h"
@@ -207,15 +206,26 @@ static void open_timeline(struct run_ctx *ctx)
 static void write_timeline(struct run_ctx *ctx, const struct target *t,
 			   const struct workload_ops *w)
 {
-	struct json_object *doc = timeline_end(ctx->tl, t->info.name, w->name);
+	struct timeline_events te;
 	char name[2 * NAME_LEN + 32];
+	int err = timeline_end(ctx->tl, &te);
 
 	snprintf(name, sizeof(name), "timeline-%s-%s.json", t->info.name,
 		 w->name);
-	if (!doc || report_write_document(ctx->cfg->output, name, doc))
+	if (!err) {
+		struct timeline_phase phase = {.target = t->info.name,
+					       .workload = w->name,
+					       .t0_ns = te.t0_ns,
+					       .end_ns = te.end_ns,
+					       .window_s = te.window_s,
+					       .lost = te.lost};
+
+		err = report_write_timeline(ctx->cfg->output, name, te.ev, te.n,
+					    &phase);
+	}
+	if (err)
 		say("encbench-trace: no timeline for %s %s\n", t->info.name,
 		    w->name);
-	json_object_put(doc);
 }
 
 void run_open_tracer(struct run_ctx *ctx)

@@ -48,6 +48,14 @@ void report_params_text(const struct param_list *l, char *buf, size_t len);
  * to path.tmp and renamed. */
 int report_write_prometheus(const struct results *r, const char *path);
 
+/* --timeline: events ev[0..n) of one phase (sorted here, in place) as a
+ * Chrome/Perfetto trace-event document dir/name (timeline_doc.c). */
+struct timeline_phase;
+struct tl_event;
+int report_write_timeline(const char *dir, const char *name,
+			  struct tl_event *ev, size_t n,
+			  const struct timeline_phase *phase);
+
 /* Any JSON document as dir/name, whole or not at all (a --timeline
  * trace, for one). */
 int report_write_document(const char *dir, const char *name,

@@ -3,7 +3,8 @@
  * --timeline: load timeline.bpf.c beside the tracer (its maps of traced
  * processes, devices, syscalls and crypto work functions are the
  * tracer's, by map reuse) and collect the first seconds of each phase
- * from the ring buffer; timeline_doc.c makes them a trace-event document.
+ * from the ring buffer; report/timeline_doc.c makes them a trace-event
+ * document.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,7 +15,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "timeline.h"
-#include "timeline_doc.h"
 #include "timeline.skel.h"
 #include "common/bpf_ids.h"
 
@@ -160,21 +160,22 @@ int timeline_begin(struct timeline *tl, const struct trace_filter *f,
 	return 0;
 }
 
-struct json_object *timeline_end(struct timeline *tl, const char *target,
-				 const char *workload)
+int timeline_end(struct timeline *tl, struct timeline_events *out)
 {
-	struct timeline_phase phase = {.target = target, .workload = workload};
-
 	if (!tl)
-		return NULL;
+		return -EINVAL;
 	__atomic_store_n(&tl->skel->bss->until_ns, 0, __ATOMIC_SEQ_CST);
 	ring_buffer__consume(tl->rb);
 	tl->collecting = false;
-	phase.t0_ns = tl->t0_ns;
-	phase.end_ns = now_ns();
-	phase.window_s = tl->window_s;
-	phase.lost = tl->skel->bss->lost + tl->lost_user;
-	return timeline_doc(tl->ev, tl->nr_ev, &phase);
+	*out = (struct timeline_events){
+		.ev = tl->ev,
+		.n = tl->nr_ev,
+		.t0_ns = tl->t0_ns,
+		.end_ns = now_ns(),
+		.window_s = tl->window_s,
+		.lost = tl->skel->bss->lost + tl->lost_user,
+	};
+	return 0;
 }
 
 void timeline_close(struct timeline *tl)

@@ -9,12 +9,22 @@
 #define ENCBENCH_TIMELINE_H
 
 #include <stddef.h>
-
-#include <json-c/json.h>
+#include <stdint.h>
 
 #include "trace.h"
+#include "../../bpf/timeline.h"
 
 struct timeline;
+
+/* One phase's recorded events, for report_write_timeline: ev stays valid
+ * until the next timeline_begin or timeline_close. */
+struct timeline_events {
+	struct tl_event *ev;
+	size_t n;
+	uint64_t t0_ns, end_ns; /* the phase, CLOCK_MONOTONIC */
+	double window_s;
+	uint64_t lost; /* events the ring buffer or the array had no room for */
+};
 
 /* Load and attach beside tr. On failure, negative errno and why. */
 int timeline_open(struct tracer *tr, struct timeline **out, char *why,
@@ -22,10 +32,8 @@ int timeline_open(struct tracer *tr, struct timeline **out, char *why,
 /* A phase begins (call after trace_begin): record for `seconds`. */
 int timeline_begin(struct timeline *tl, const struct trace_filter *f,
 		   double seconds);
-/* The phase ends: what was recorded, paired into spans, as a trace-event
- * document (the caller puts it); NULL when out of memory. */
-struct json_object *timeline_end(struct timeline *tl, const char *target,
-				 const char *workload);
+/* The phase ends: what was recorded, in *out; -EINVAL without tl. */
+int timeline_end(struct timeline *tl, struct timeline_events *out);
 /* Detach and free; NULL is fine. */
 void timeline_close(struct timeline *tl);
 

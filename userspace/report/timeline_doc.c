@@ -20,6 +20,7 @@
  *  - Perfetto keeps a top-level "metadata" object and skips "otherData";
  *    catapult shows both: the phase's counts go in both.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 
 #include "timeline_doc.h"
 #include "../common/results.h"
+#include "report.h"
 
 #define MAX_DEV_TRACKS 32
 #define DEVICE_IDS     1024 /* ids per device: its pid, then its lanes */
@@ -436,4 +438,15 @@ cleanup:
 	free(sp);
 	free(open);
 	return doc;
+}
+
+int report_write_timeline(const char *dir, const char *name,
+			  struct tl_event *ev, size_t n,
+			  const struct timeline_phase *phase)
+{
+	struct json_object *doc = timeline_doc(ev, n, phase);
+	int err = doc ? report_write_document(dir, name, doc) : -ENOMEM;
+
+	json_object_put(doc);
+	return err;
 }

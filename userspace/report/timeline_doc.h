@@ -15,7 +15,7 @@
 
 #include <json-c/json.h>
 
-#include "../../bpf/timeline.h"
+#include "../../bpf/timeline.h" /* struct tl_event */
 
 /* Tracks of the device lanes have pids and tids from here up: Linux's
  * PID_MAX_LIMIT (include/linux/threads.h), so no real process or thread
