@@ -102,6 +102,23 @@ static inline const char *run_output(const char *dir, const char *tag,
 }
 
 /* The test's folder, and everything in it: 0 when gone. */
+#define RUN_PROG_MAX_ARGS 32
+
+/* `run --scratch dir --output out -q EXTRA...`, its output under the tag
+ * "run" in dir: its exit status. */
+static inline int run_prog_run(const char *dir, const char *out,
+			       const char *const *extra, int n)
+{
+	const char *argv[RUN_PROG_MAX_ARGS + 8] = {
+		run_prog_bin(), "run", "--scratch", dir, "--output", out, "-q"};
+	int argc = 7;
+
+	for (int i = 0; i < n && i < RUN_PROG_MAX_ARGS; i++)
+		argv[argc++] = extra[i];
+	argv[argc] = NULL;
+	return run_reap(run_spawn(dir, "run", NULL, NULL, argv));
+}
+
 static inline int remove_tree(const char *dir)
 {
 	char cmd[PATH_MAX + 16];

@@ -44,14 +44,7 @@ static struct json_object *results;
 
 static int run_in(const char *out, const char *const *extra, int n)
 {
-	const char *argv[40] = {bin,	    "run", "--scratch", tmp,
-				"--output", out,   "-q"};
-	int argc = 7;
-
-	for (int i = 0; i < n && argc < 39; i++)
-		argv[argc++] = extra[i];
-	argv[argc] = NULL;
-	return run_reap(run_spawn(tmp, "run", NULL, NULL, argv));
+	return run_prog_run(tmp, out, extra, n);
 }
 
 static int setup(void **state)

@@ -44,14 +44,11 @@ static const struct {
 
 static int run_in(const char *out, const char *const *extra, int n)
 {
-	const char *argv[32] = {bin,	    "run", "--scratch",	 tmp,
-				"--output", out,   "--no-trace", "-q"};
-	int argc = 8;
+	const char *args[RUN_PROG_MAX_ARGS] = {"--no-trace"};
 
-	for (int i = 0; i < n && argc < 31; i++)
-		argv[argc++] = extra[i];
-	argv[argc] = NULL;
-	return run_reap(run_spawn(tmp, "run", NULL, NULL, argv));
+	for (int i = 0; i < n && i + 1 < RUN_PROG_MAX_ARGS; i++)
+		args[i + 1] = extra[i];
+	return run_prog_run(tmp, out, args, n + 1);
 }
 
 static struct json_object *load(const char *out)
