@@ -13,10 +13,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The program under test: $ENCBENCH_BIN, else ./encbench-trace. */
+/* The program under test, as an absolute path (tests run it from other
+ * folders: `make check` gives no ENCBENCH_BIN, and test_cli_style's
+ * refusals in a folder of their own then failed to exec "./..."):
+ * $ENCBENCH_BIN, else ./encbench-trace. */
 static inline const char *run_prog_bin(void)
 {
-	return getenv("ENCBENCH_BIN") ?: "./encbench-trace";
+	static char path[PATH_MAX];
+	const char *bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
+
+	if (!path[0] && !realpath(bin, path))
+		snprintf(path, sizeof(path), "%s", bin);
+	return path;
 }
 
 /* An integration test's start: root (said on stderr if not), and a new

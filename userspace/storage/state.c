@@ -389,7 +389,6 @@ int state_add_path(const char *type, const char *name, const char *path)
 int state_add_pending(const char *type, const char *name, const char *path)
 {
 	struct state_rec *r;
-	struct timespec now;
 	int id;
 
 	if (!me.open)
@@ -403,14 +402,34 @@ int state_add_pending(const char *type, const char *name, const char *path)
 	snprintf(r->name, sizeof(r->name), "%s", name ?: "");
 	snprintf(r->path, sizeof(r->path), "%s", path);
 	snprintf(r->token, sizeof(r->token), "%s", me.token);
-	/* The clock file systems stamp birth times with: a file made after
-	 * this is never stamped before it. */
-	clock_gettime(CLOCK_REALTIME_COARSE, &now);
-	r->since = (uint64_t)now.tv_sec * 1000000000ull + now.tv_nsec;
+	r->since = state_mark_since();
 	r->pending = true;
 	id = state_add(r);
 	free(r);
 	return id;
+}
+
+static uint64_t clock_ns(clockid_t clock)
+{
+	struct timespec t;
+
+	clock_gettime(clock, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + t.tv_nsec;
+}
+
+uint64_t state_mark_since(void)
+{
+	uint64_t since = clock_ns(CLOCK_REALTIME);
+
+	/* File systems stamp birth times from the coarse clock (or a finer
+	 * one), which lags this one by up to a tick: wait until it has
+	 * passed `since`, so that whatever is made after this returns is
+	 * born after `since`, and whatever was made before, at or before
+	 * it -- even within the same tick (a coarse `since` could not tell
+	 * those apart). At most one tick, 1-10 ms. */
+	while (clock_ns(CLOCK_REALTIME_COARSE) <= since)
+		usleep(500);
+	return since;
 }
 
 int state_confirm(int id)

@@ -42,8 +42,8 @@ struct state_rec {
 	int64_t serial; /* keyring key */
 	/* Recorded before it is made (state_add_pending), not yet
 	 * confirmed: no identity yet, only the run's token, which path
-	 * holds, and the time (CLOCK_REALTIME_COARSE, ns) the record was
-	 * written: anything born before it is not ours. */
+	 * holds, and the time (CLOCK_REALTIME, ns; state_mark_since) the
+	 * record was written: anything born at or before it is not ours. */
 	bool pending;
 	char token[STATE_TOKEN_LEN + 1];
 	uint64_t since;
@@ -66,6 +66,10 @@ int state_add_path(const char *type, const char *name, const char *path);
 /* A file or folder about to be made at path, which must hold the token:
  * its id, or negative errno (-EINVAL: no token in path). */
 int state_add_pending(const char *type, const char *name, const char *path);
+/* Now (CLOCK_REALTIME, ns), returned once every file system's clock has
+ * passed it: an object made before the call has a birth time <= it, one
+ * made after, > it. */
+uint64_t state_mark_since(void);
 /* The pending object of record id is made: record its identity. */
 int state_confirm(int id);
 /* mkdir path (holding the token) recorded as `type`, closing the window

@@ -45,7 +45,7 @@ int state_path_check(const struct state_rec *r, unsigned int *mode)
 	 * token, and if born after the record (else it was there first). */
 	if (r->pending)
 		return r->token[0] && strstr(r->path, r->token) &&
-				       (!btime || btime >= r->since)
+				       (!btime || btime > r->since)
 			       ? UNDO_REMOVED
 			       : UNDO_NOT_OURS;
 	/* A new file made where ours was may get our inode number back. */
