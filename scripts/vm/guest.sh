@@ -34,8 +34,10 @@ if ! { mkdir -p "/lib/modules/$KVER" &&
 fi
 
 loaded=() failed=()
+# crypto_null: LUKS2's cipher_null control (a module in Debian's 6.12,
+# which libcryptsetup's cipher check does not load).
 for m in loop dm-mod dm-crypt dm-delay xts aesni_intel ecryptfs ext4 hmac \
-    sha512_generic encrypted_keys; do
+    sha512_generic encrypted_keys crypto_null; do
     if modprobe -d "$MODROOT" -S "$KVER" "$m" 2>&1; then
         loaded+=("$m")
     else

@@ -37,6 +37,26 @@ struct dmcrypt_priv {
 	int rec; /* its state file record */
 };
 
+/* cipher_null asked for while the kernel has none: Debian's 6.12 builds
+ * it as a module (crypto_null) that libcryptsetup's cipher check does not
+ * load, and its refusal then only says the name has the wrong format. */
+static bool null_cipher_missing(const char *cipher)
+{
+	char line[256];
+	bool found = false;
+	FILE *f;
+
+	if (!strstr(cipher, "cipher_null"))
+		return false;
+	f = fopen("/proc/crypto", "r");
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, "name", 4) &&
+			strstr(line, "cipher_null");
+	if (f)
+		fclose(f);
+	return !found;
+}
+
 /* libcryptsetup's last error line, to say why it refused. */
 static char last_error[DETAIL_LEN];
 
@@ -165,9 +185,13 @@ static int dmcrypt_setup(struct stack_layer *l, const struct layer_env *env)
 		 * cipher, key size or sector size: bad input. */
 		fprintf(stderr,
 			"encbench-trace: run: LUKS2 with cipher %s, %d-bit "
-			"key, %d-byte sectors refused: %s\n",
+			"key, %d-byte sectors refused: %s%s\n",
 			o->cipher, o->key_bits, o->sector_size,
-			last_error[0] ? last_error : strerror(-err));
+			last_error[0] ? last_error : strerror(-err),
+			null_cipher_missing(o->cipher)
+				? " (the kernel's null cipher is not loaded: "
+				  "modprobe crypto_null)"
+				: "");
 		err = -EINVAL;
 		goto cleanup;
 	}
