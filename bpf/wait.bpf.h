@@ -16,15 +16,16 @@
  *   completion of ours in the waker's context: the same, from the request.
  *   Any other waker: by its stack, classified in user space.
  *
- * Workers (crypto, loop) keep their own run-queue wait and CPU time.
+ * Workers (crypto, loop, dm-crypt's write thread, and ZFS's taskq threads,
+ * which zfscrypt.bpf.c enrols) keep their own run-queue wait and CPU time.
  */
 #ifndef __WAIT_BPF_H
 #define __WAIT_BPF_H
 
+#include "workers.bpf.h"
 #include "zfscrypt.h"
 
 #define MAX_WAIT_THREADS 4096
-#define MAX_WORKERS	 1024
 #define MAX_WORK_IO	 1024
 #define MAX_STACKS	 2048
 #define MAX_STACK_KEYS	 4096
@@ -41,21 +42,6 @@ struct thr_wait {
 	__u32 op;
 };
 
-/* The life of one I/O: its dm bio queued on the dm device (0: none),
- * for a write below dm-crypt its encryption queued on kcryptd, started,
- * and handed to the write thread (enum dmio_stamp; 0: not seen), bio
- * queued, request issued (0: not seen). */
-enum dmio_stamp { DMIO_QUEUED, DMIO_CRYPT, DMIO_HANDOFF, NR_DMIO_STAMPS };
-_Static_assert(LAYER_CRYPT_QUEUE + DMIO_HANDOFF == LAYER_DMCRYPT_WRITE,
-	       "each dmio stamp opens the layer after the one before");
-
-struct io_times {
-	__u64 dm;
-	__u64 crypt[NR_DMIO_STAMPS];
-	__u64 queued;
-	__u64 issued;
-};
-
 /* The request being completed on this CPU, for the wakeups and work items
  * its completion causes in the same context; cleared at the next context
  * switch on the CPU. */
@@ -63,23 +49,6 @@ struct done_rec {
 	struct io_times io;
 	__u32 pid;
 	__u32 valid;
-};
-
-struct served_worker {
-	__u64 woke;    /* runnable since; 0 if not runnable */
-	__u64 pending; /* run-queue wait before its next item */
-	__u64 last;    /* on a CPU since, while an item runs */
-	__u64 oncpu;   /* CPU time of the current item */
-	__u64 exec;    /* current item started */
-	__u64 queued;  /* current item queued */
-	struct io_times io;
-	__u64 bytes;
-	__u32 kind; /* 1 + enum worker_kind while an item runs, else 0 */
-	__u32 on;
-	/* 1 + enum worker_kind of a kthread that runs no work items
-	 * (dmcrypt_write): each of its run-queue waits counts. */
-	__u32 thread_kind;
-	__u32 pad;
 };
 
 /* Preallocated, as every map here: an element allocated at run time can
@@ -118,14 +87,7 @@ struct {
 	__type(value, struct io_times);
 } dmio_times SEC(".maps");
 
-/* Workers that ran an item of ours; LRU: a forgotten idle worker only
- * loses its next run-queue wait. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, MAX_WORKERS);
-	__type(key, __u32);
-	__type(value, struct served_worker);
-} workers SEC(".maps");
+WORKERS_MAP(workers);
 
 /* Work function address -> enum worker_kind | flavour << 8. */
 struct {
@@ -142,12 +104,7 @@ struct {
 	__type(value, struct wait_stat);
 } wait_stats SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, NR_WORKER_KINDS);
-	__type(key, __u32);
-	__type(value, struct worker_stat);
-} worker_stats SEC(".maps");
+WORKER_STATS_MAP(worker_stats);
 
 /* ZFS taskq threads in a zio (zfscrypt.h): created here, where it is
  * always loaded, written by zfscrypt.bpf.c where ZFS is. */
@@ -464,6 +421,10 @@ static __always_inline void split_blocked(void *ctx, struct thr_wait *t,
 
 		split_chain(w, from, now, &io, 0, 0);
 		return;
+	}
+	if (wk && wk->thread_kind == WORKER_DMCRYPT_WRITE + 1) {
+		__sync_fetch_and_add(&w->dmw_wakeups, 1);
+		__sync_fetch_and_add(&w->dmw_waker_ns, ns);
 	}
 	id = bpf_get_stackid(ctx, &stacks, 0);
 	key.stackid = id;

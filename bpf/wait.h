@@ -27,6 +27,10 @@ enum worker_kind {
 	/* dm-crypt's dmcrypt_write/<dev> kthread: no work items, every
 	 * run-queue wait of it counts. */
 	WORKER_DMCRYPT_WRITE,
+	/* ZFS's taskq threads (z_rd_int, z_wr_iss, ...: those in the
+	 * zfs_threads map), enrolled at their first zio while tracing;
+	 * items: the zios they ran (zio_execute). */
+	WORKER_ZFS_TASKQ,
 	NR_WORKER_KINDS,
 };
 
@@ -67,6 +71,10 @@ struct wait_stat {
 	 * ns[fs]: taskq and vdev queues, checksums, decompression). */
 	unsigned long long zfs_wakeups;
 	unsigned long long zfs_crypt_ns, zfs_device_ns, zfs_pipeline_ns;
+	/* Blocked time whose waker was dm-crypt's write thread itself (a
+	 * device below that completes inside its submission): wakeups, and
+	 * their ns, which waker_stack_ns holds. */
+	unsigned long long dmw_wakeups, dmw_waker_ns;
 };
 
 /* worker_funcs values: enum worker_kind in the low byte, a flavour above

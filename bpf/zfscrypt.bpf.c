@@ -23,7 +23,9 @@
  * the zfs_threads map that attrib.bpf.c created (zfscrypt.h): when a
  * z_rd_int thread wakes a reader, the reader's wait splits into the vdev
  * I/O, the decryption and the pipeline around them (wait.bpf.h:
- * split_zfs). Only function entries and pointers are used, never members
+ * split_zfs); each taskq thread that runs a zio is enrolled in attrib.bpf.c's
+ * workers map, which counts its own run-queue wait and CPU time. Only
+ * function entries and pointers are used, never members
  * of ZFS's structs: without BTF their layout is unknown.
  */
 #include "vmlinux.h"
@@ -33,6 +35,7 @@
 
 #include "attrib.h"
 #include "maps.bpf.h"
+#include "workers.bpf.h"
 #include "zfscrypt.h"
 
 #define MAX_THREADS 4096
@@ -81,8 +84,10 @@ struct {
 	__type(value, struct call);
 } calls SEC(".maps");
 
-/* Shared with attrib.bpf.c: user space reuses its map's fd. */
+/* Shared with attrib.bpf.c: user space reuses its maps' fds. */
 ZFS_THREADS_MAP;
+WORKERS_MAP(wait_workers);
+WORKER_STATS_MAP(wait_worker_stats);
 
 /* A leaf zio's vdev I/O: started, completed (0: not seen), and
  * crypt_total when it completed. */
@@ -274,6 +279,25 @@ int BPF_KPROBE(zfs_zio_delay_interrupt, void *zio)
 	return zio_io_done((__u64)zio);
 }
 
+/*
+ * Taskq thread tid, on a CPU since now, runs a zio: from now on
+ * attrib.bpf.c counts its run-queue waits and CPU time as a worker's
+ * (WORKER_ZFS_TASKQ), as it does for dm-crypt's write thread.
+ */
+static __always_inline void taskq_worker(__u32 tid, __u64 now)
+{
+	struct served_worker init = {
+		.thread_kind = WORKER_ZFS_TASKQ + 1, .on = 1, .last = now};
+	__u32 kind = WORKER_ZFS_TASKQ;
+	struct worker_stat *ws;
+
+	ws = bpf_map_lookup_elem(&wait_worker_stats, &kind);
+	if (ws)
+		__sync_fetch_and_add(&ws->items, 1);
+	if (!bpf_map_lookup_elem(&wait_workers, &tid))
+		bpf_map_update_elem(&wait_workers, &tid, &init, BPF_NOEXIST);
+}
+
 SEC("kprobe/zio_execute")
 int BPF_KPROBE(zfs_zio_execute, void *zio)
 {
@@ -285,6 +309,7 @@ int BPF_KPROBE(zfs_zio_execute, void *zio)
 	if (!tracing_on || worker_kind() == ZFS_WORKER_CALLER)
 		return 0;
 	t.exec = bpf_ktime_get_ns();
+	taskq_worker(tid, t.exec);
 	io = bpf_map_lookup_elem(&zios, &key);
 	if (io) {
 		t.io_issued = io->issued;

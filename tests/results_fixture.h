@@ -153,11 +153,16 @@ static inline void fixture_attrib(struct attribution *a, const char *target)
 	a->wait.behind_samples[WORKER_CRYPT] = 30;
 	a->wait.behind_samples[NR_WORKER_KINDS] = 10;
 	a->wait.cpu_wait_behind_ns[WORKER_CRYPT] = 3750000;
-	a->wait.cpu_wait_behind_ns[NR_WORKER_KINDS] = 1250000;
+	a->wait.cpu_wait_behind_ns[NR_WORKER_KINDS] = 1245000;
 	a->wait.zfs_wakeups = 12;
 	a->wait.zfs_crypt_ns = 40000000;
 	a->wait.zfs_device_ns = 3000000;
 	a->wait.zfs_pipeline_ns = 700000;
+	a->wait.dmw_wakeups = 3;
+	a->wait.dmw_waker_ns = 90000;
+	a->wait.workers[WORKER_ZFS_TASKQ].runq_waits = 40;
+	a->wait.workers[WORKER_ZFS_TASKQ].runq_ns = 2000000;
+	a->wait.cpu_wait_behind_ns[WORKER_ZFS_TASKQ] = 5000;
 }
 
 /* calloc'ed; free() it. */

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -37,6 +38,32 @@
 static char tmp[] = "/var/tmp/encbench-vmzfs.XXXXXX";
 static char out[sizeof(tmp) + 16], out_samples[sizeof(tmp) + 16];
 static json_object *results, *samples;
+/* The first run's wall time and the guest's context switches meanwhile
+ * (/proc/stat ctxt): every run-queue wait ends in a switch. */
+static double results_wall_ns;
+static uint64_t results_switches;
+
+static uint64_t context_switches(void)
+{
+	unsigned long long n = 0;
+	char line[256];
+	FILE *f = fopen("/proc/stat", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "ctxt %llu", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
 
 /* Our run's datasets, found by their mountpoints in our scratch folder,
  * made to keep only metadata in the ARC. */
@@ -94,7 +121,11 @@ static int setup(void **state)
 		return -1;
 	snprintf(out, sizeof(out), "%s/out", tmp);
 	snprintf(out_samples, sizeof(out_samples), "%s/smp", tmp);
+	results_wall_ns = now_ns();
+	results_switches = context_switches();
 	results = run(out, "8M", RUNS, false);
+	results_wall_ns = now_ns() - results_wall_ns;
+	results_switches = context_switches() - results_switches;
 	samples = results ? run(out_samples, "2M", 1, true) : NULL;
 	return samples ? 0 : -1;
 }
@@ -261,6 +292,62 @@ static void test_read_chain(void **state)
 	assert_int_equal(u64(get(off, "zfs_taskq_wakers"), "crypt_ns"), 0);
 }
 
+/* The verdict's evidence line that starts with `prefix`, or NULL. */
+static const char *evidence(const char *target, const char *op,
+			    const char *prefix)
+{
+	json_object *vs = get(results, "verdicts");
+
+	for (size_t i = 0; i < json_object_array_length(vs); i++) {
+		json_object *v = json_object_array_get_idx(vs, i), *ev;
+
+		if (strcmp(str(v, "target"), target) ||
+		    strcmp(str(v, "op"), op))
+			continue;
+		ev = get(v, "evidence");
+		for (size_t j = 0; j < json_object_array_length(ev); j++) {
+			const char *e = json_object_get_string(
+				json_object_array_get_idx(ev, j));
+
+			if (!strncmp(e, prefix, strlen(prefix)))
+				return e;
+		}
+	}
+	return NULL;
+}
+
+/* The taskq threads that decrypt the reads are workers with their own
+ * run-queue wait: some, each shorter than the whole run, no more waits
+ * than the guest switched tasks, and CPU time for the zios they ran. */
+static void test_taskq_runq(void **state)
+{
+	json_object *w = wait_of(results, "zfs", "read");
+	json_object *z = get(get(w, "workers"), "zfs-taskq");
+	const char *e = evidence("zfs", "read", "ZFS's taskq threads waited");
+
+	(void)state;
+	fprintf(stderr,
+		"# zfs read: taskq threads ran %llu zios, %llu ns on a CPU, "
+		"%llu run-queue waits, %llu ns; the run took %.0f ns, %llu "
+		"context switches\n# %s\n",
+		(unsigned long long)u64(z, "items"),
+		(unsigned long long)u64(z, "oncpu_ns"),
+		(unsigned long long)u64(z, "runq_waits"),
+		(unsigned long long)u64(z, "runq_ns"), results_wall_ns,
+		(unsigned long long)results_switches, e ? e : "(no line)");
+	assert_true(u64(z, "items") > 0);
+	assert_true(u64(z, "oncpu_ns") > 0);
+	assert_true(u64(z, "runq_waits") > 0);
+	assert_true(u64(z, "runq_ns") > 0);
+	assert_true((double)u64(z, "runq_ns") / (double)u64(z, "runq_waits") <
+		    results_wall_ns);
+	assert_true(u64(z, "runq_waits") <= results_switches);
+	assert_true((double)u64(z, "oncpu_ns") <=
+		    results_wall_ns * (double)sysconf(_SC_NPROCESSORS_ONLN));
+	assert_non_null(e);
+	assert_non_null(strstr(e, "per wakeup for a CPU"));
+}
+
 /* Without its kprobes, ZFS's crypt comes from CPU samples of its taskq
  * threads in cipher code: a fallback, with its reason. */
 static void test_crypt_from_samples(void **state)
@@ -304,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_comparison),
 		cmocka_unit_test(test_crypt_layer),
 		cmocka_unit_test(test_read_chain),
+		cmocka_unit_test(test_taskq_runq),
 		cmocka_unit_test(test_crypt_from_samples),
 		cmocka_unit_test(test_direct_caveat),
 		cmocka_unit_test(test_no_pool_left),

@@ -225,7 +225,8 @@ struct wait_result {
 	uint64_t unresolved_ns;
 	/* ns[cpu-wait] by whom the caller waited behind, from CPU samples
 	 * of the other tasks while it was runnable: enum worker_kind
-	 * (crypto workers, the loop worker), any other task last. */
+	 * (crypto workers, the loop worker, dm-crypt's write thread, ZFS's
+	 * taskq threads), any other task last. */
 	uint64_t behind_samples[NR_WORKER_KINDS + 1];
 	uint64_t cpu_wait_behind_ns[NR_WORKER_KINDS + 1];
 	/* Bytes the target's devices completed for this op. */
@@ -235,6 +236,9 @@ struct wait_result {
 	 * ZFS's pipeline, a part of ns[fs] (taskq and vdev queues,
 	 * checksums, decompression). */
 	uint64_t zfs_wakeups, zfs_crypt_ns, zfs_device_ns, zfs_pipeline_ns;
+	/* Wakeups by dm-crypt's write thread itself, and their time (in
+	 * ns[] by the waker's stack). */
+	uint64_t dmw_wakeups, dmw_waker_ns;
 	/* The workers the caller waits on, over the whole phase (all ops):
 	 * enum worker_kind. */
 	struct {

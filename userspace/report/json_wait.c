@@ -4,6 +4,7 @@
  * written and read back by the one JSON path. Components are keyed by
  * layer name under "ns"; workers by kind under "workers".
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "report_priv.h"
@@ -13,7 +14,16 @@ static const char *const worker_names[NR_WORKER_KINDS] = {
 	[WORKER_CRYPT] = "crypt",
 	[WORKER_DEVICE] = "device",
 	[WORKER_DMCRYPT_WRITE] = "dmcrypt-write",
+	[WORKER_ZFS_TASKQ] = "zfs-taskq",
 };
+
+/* The write thread and ZFS's taskq threads came later: absent from older
+ * files, whose readers keep them 0. */
+static bool worker_later(int k, struct json_object *o, const char *name)
+{
+	return k >= WORKER_DMCRYPT_WRITE && k < NR_WORKER_KINDS &&
+	       !jhas(o, name);
+}
 
 static struct json_object *workers_json(const struct wait_result *w)
 {
@@ -109,6 +119,8 @@ struct json_object *report_wait_json(const struct wait_result *w)
 	err |= jadd(o, "cpu_wait_behind", behind_json(w));
 	err |= jadd(o, "workers", workers_json(w));
 	err |= jadd(o, "zfs_taskq_wakers", zfs_json(w));
+	err |= jadd_u64(o, "dmcrypt_write_wakeups", w->dmw_wakeups);
+	err |= jadd_u64(o, "dmcrypt_write_waker_ns", w->dmw_waker_ns);
 	if (err) {
 		json_object_put(ns);
 		json_object_put(o);
@@ -151,8 +163,7 @@ void report_wait_from(int *err, struct json_object *parent,
 	for (int k = 0; ks && k <= NR_WORKER_KINDS; k++) {
 		struct json_object *e;
 
-		/* The write thread came later: absent from older files. */
-		if (k == WORKER_DMCRYPT_WRITE && !jhas(ks, behind_name(k)))
+		if (worker_later(k, ks, behind_name(k)))
 			continue;
 		e = jget_object(err, ks, behind_name(k));
 
@@ -169,12 +180,16 @@ void report_wait_from(int *err, struct json_object *parent,
 		jget_u64(err, ks, "device_ns", &w->zfs_device_ns);
 		jget_u64(err, ks, "pipeline_ns", &w->zfs_pipeline_ns);
 	}
+	/* Absent from results.json before they were counted. */
+	if (jhas(o, "dmcrypt_write_wakeups")) {
+		jget_u64(err, o, "dmcrypt_write_wakeups", &w->dmw_wakeups);
+		jget_u64(err, o, "dmcrypt_write_waker_ns", &w->dmw_waker_ns);
+	}
 	ks = jget_object(err, o, "workers");
 	for (int k = 0; ks && k < NR_WORKER_KINDS; k++) {
 		struct json_object *e;
 
-		/* The write thread came later: absent from older files. */
-		if (k == WORKER_DMCRYPT_WRITE && !jhas(ks, worker_names[k]))
+		if (worker_later(k, ks, worker_names[k]))
 			continue;
 		e = jget_object(err, ks, worker_names[k]);
 		if (!e)

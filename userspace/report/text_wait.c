@@ -27,6 +27,32 @@ static void print_worker(const char *what, const char *per_what,
 		fmt_ns(b, sizeof(b), per ? (double)waited / per : 0), per_what);
 }
 
+/* Whom the caller waited behind, by worker kind, then other tasks. */
+static void print_behind(const struct wait_result *w, FILE *out)
+{
+	static const char *const who[NR_WORKER_KINDS + 1] = {
+		[WORKER_CRYPT] = "crypto workers",
+		[WORKER_DEVICE] = "the loop worker",
+		[WORKER_DMCRYPT_WRITE] = "dm-crypt's write thread",
+		[WORKER_ZFS_TASKQ] = "ZFS's taskq threads",
+		[NR_WORKER_KINDS] = "other tasks",
+	};
+	uint64_t samples = 0;
+
+	fprintf(out, "  cpu-wait behind:");
+	for (int k = 0; k <= NR_WORKER_KINDS; k++) {
+		samples += w->behind_samples[k];
+		/* The kthreads' shares only where they ran. */
+		if (k == WORKER_DMCRYPT_WRITE || k == WORKER_ZFS_TASKQ)
+			if (!w->behind_samples[k] && !w->workers[k].items)
+				continue;
+		fprintf(out, "%s %s %.0f %%", k ? "," : "", who[k],
+			100.0 * (double)w->cpu_wait_behind_ns[k] /
+				(double)w->ns[LAYER_CPU_WAIT]);
+	}
+	fprintf(out, " (%" PRIu64 " samples)\n", samples);
+}
+
 void report_print_wait(const struct attribution *a, FILE *out)
 {
 	const struct wait_result *w = &a->wait;
@@ -60,24 +86,13 @@ void report_print_wait(const struct attribution *a, FILE *out)
 		fmt_ns(b, sizeof(b), (double)w->oncpu_ns / calls), w->samples,
 		fmt_ns(e, sizeof(e), (double)w->sampling_err_ns / calls));
 	if (w->ns[LAYER_CPU_WAIT])
+		print_behind(w, out);
+	if (w->dmw_wakeups)
 		fprintf(out,
-			"  cpu-wait behind: crypto workers %.0f %%, the loop "
-			"worker %.0f %%, dm-crypt's write thread %.0f %%, "
-			"other tasks %.0f %% (%" PRIu64 " samples)\n",
-			100.0 * (double)w->cpu_wait_behind_ns[WORKER_CRYPT] /
-				(double)w->ns[LAYER_CPU_WAIT],
-			100.0 * (double)w->cpu_wait_behind_ns[WORKER_DEVICE] /
-				(double)w->ns[LAYER_CPU_WAIT],
-			100.0 *
-				(double)w->cpu_wait_behind_ns
-					[WORKER_DMCRYPT_WRITE] /
-				(double)w->ns[LAYER_CPU_WAIT],
-			100.0 * (double)w->cpu_wait_behind_ns[NR_WORKER_KINDS] /
-				(double)w->ns[LAYER_CPU_WAIT],
-			w->behind_samples[WORKER_CRYPT] +
-				w->behind_samples[WORKER_DEVICE] +
-				w->behind_samples[WORKER_DMCRYPT_WRITE] +
-				w->behind_samples[NR_WORKER_KINDS]);
+			"  woken by dm-crypt's write thread itself: %" PRIu64
+			" times, %s per call (split by its stack)\n",
+			w->dmw_wakeups,
+			fmt_ns(b, sizeof(b), (double)w->dmw_waker_ns / calls));
 	if (w->unresolved_ns)
 		fprintf(out, "  waker not followed: %s per call (in fs)\n",
 			fmt_ns(b, sizeof(b), (double)w->unresolved_ns / calls));
@@ -89,6 +104,10 @@ void report_print_wait(const struct attribution *a, FILE *out)
 		     w->workers[WORKER_DMCRYPT_WRITE].runq_ns,
 		     w->workers[WORKER_DMCRYPT_WRITE].runq_waits,
 		     w->workers[WORKER_DMCRYPT_WRITE].items, out);
+	print_worker("ZFS taskq threads", "wakeup",
+		     w->workers[WORKER_ZFS_TASKQ].runq_ns,
+		     w->workers[WORKER_ZFS_TASKQ].runq_waits,
+		     w->workers[WORKER_ZFS_TASKQ].items, out);
 	print_worker("loop worker", "request",
 		     w->workers[WORKER_DEVICE].runq_ns,
 		     a->layers[LAYER_DEVICE].count,

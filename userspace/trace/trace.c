@@ -334,12 +334,16 @@ static void zfs_open(struct tracer *tr, const struct capabilities *caps,
 		     const struct ksyms *ks)
 {
 	const char *why = zfscrypt_unavailable(caps, ks);
+	struct zfs_shared_maps fds = {
+		.threads = bpf_map__fd(tr->skel->maps.zfs_threads),
+		.workers = bpf_map__fd(tr->skel->maps.workers),
+		.worker_stats = bpf_map__fd(tr->skel->maps.worker_stats),
+	};
 
 	if (why)
 		snprintf(tr->zfs_why, sizeof(tr->zfs_why), "%s", why);
 	else
-		zfscrypt_open(&tr->zc, bpf_map__fd(tr->skel->maps.zfs_threads),
-			      tr->zfs_why, sizeof(tr->zfs_why));
+		zfscrypt_open(&tr->zc, &fds, tr->zfs_why, sizeof(tr->zfs_why));
 }
 
 /*

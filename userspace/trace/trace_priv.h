@@ -149,8 +149,13 @@ struct zfscrypt;
 /* Why it cannot be traced here (ks may be NULL), or NULL if it can. */
 const char *zfscrypt_unavailable(const struct capabilities *caps,
 				 const struct ksyms *ks);
-/* threads_fd: attrib.bpf.c's zfs_threads map, which it shares. */
-int zfscrypt_open(struct zfscrypt **out, int threads_fd, char *why, size_t len);
+/* attrib.bpf.c's maps that zfscrypt.bpf.c shares: what the taskq threads
+ * are doing (zfs_threads), and their enrolment as workers. */
+struct zfs_shared_maps {
+	int threads, workers, worker_stats;
+};
+int zfscrypt_open(struct zfscrypt **out, const struct zfs_shared_maps *fds,
+		  char *why, size_t len);
 /* Which of the zio chain's kprobes did not attach, or "". */
 const char *zfscrypt_chain_why(const struct zfscrypt *zc);
 void zfscrypt_close(struct zfscrypt *zc);

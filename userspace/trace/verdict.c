@@ -344,6 +344,36 @@ static void zfs_taskq_line(const struct attribution *a, const char *opn,
 		(unsigned long long)w->zfs_wakeups, opn, c, d, p);
 }
 
+/* ZFS's taskq threads' own run-queue wait: they run the zios the caller
+ * waits for (its device, decryption and pipeline), so their waiting for
+ * a CPU inflates those. Per wakeup: a thread drains its taskq's queue. */
+static void zfs_taskq_runq_line(const struct attribution *a, const char *opn,
+				struct verdict *out)
+{
+	const struct wait_result *w = &a->wait;
+	double calls = (double)(w->syscalls ? w->syscalls : 1);
+	char c1[32], c2[32], k[32];
+	uint64_t waits = w->workers[WORKER_ZFS_TASKQ].runq_waits;
+	uint64_t zios = w->workers[WORKER_ZFS_TASKQ].items;
+
+	if (!waits)
+		return;
+	fmt_ns(c1, sizeof(c1),
+	       (double)w->workers[WORKER_ZFS_TASKQ].runq_ns / (double)waits);
+	fmt_ns(c2, sizeof(c2),
+	       zios ? (double)w->workers[WORKER_ZFS_TASKQ].oncpu_ns /
+			       (double)zios
+		    : 0.0);
+	fmt_ns(k, sizeof(k), w->cpu_wait_behind_ns[WORKER_ZFS_TASKQ] / calls);
+	verdict_add_evidence(
+		out,
+		"ZFS's taskq threads waited %s per wakeup for a CPU (%llu "
+		"waits, %llu zios, %s on a CPU per zio); the caller was "
+		"runnable behind them %s per %s",
+		c1, (unsigned long long)waits, (unsigned long long)zios, c2, k,
+		opn);
+}
+
 void verdict_wait(const struct attribution *a, const struct attribution *b,
 		  const struct target_info *t, bool cpu_aes,
 		  struct verdict *out)
@@ -402,6 +432,7 @@ void verdict_wait(const struct attribution *a, const struct attribution *b,
 	if (a->op == EB_OP_READ)
 		workqueue_line(a, t, out);
 	zfs_taskq_line(a, opn, out);
+	zfs_taskq_runq_line(a, opn, out);
 	contention_line(a, b, opn, out);
 	for (int i = 0; t && i < t->nr_notes; i++)
 		if (strstr(t->notes[i], "O_DIRECT"))

@@ -95,6 +95,8 @@ void wait_result_from(const struct wait_snapshot *ws, int op,
 	out->zfs_crypt_ns = w->zfs_crypt_ns;
 	out->zfs_device_ns = w->zfs_device_ns;
 	out->zfs_pipeline_ns = w->zfs_pipeline_ns;
+	out->dmw_wakeups = w->dmw_wakeups;
+	out->dmw_waker_ns = w->dmw_waker_ns;
 	for (int k = 0; k < NR_WORKER_KINDS; k++) {
 		out->workers[k].items = ws->workers[k].items;
 		out->workers[k].runq_ns = ws->workers[k].runq_ns;

@@ -92,7 +92,8 @@ static void attach_chain(struct zfscrypt *zc)
 	}
 }
 
-int zfscrypt_open(struct zfscrypt **out, int threads_fd, char *why, size_t len)
+int zfscrypt_open(struct zfscrypt **out, const struct zfs_shared_maps *fds,
+		  char *why, size_t len)
 {
 	struct zfscrypt *zc = calloc(1, sizeof(*zc));
 	struct bpf_program *prog;
@@ -112,7 +113,13 @@ int zfscrypt_open(struct zfscrypt **out, int threads_fd, char *why, size_t len)
 		prog, zc->skel->obj) if (strncmp(bpf_program__name(prog),
 						 "zfs_crypt_", 10))
 		bpf_program__set_autoattach(prog, false);
-	err = bpf_map__reuse_fd(zc->skel->maps.zfs_threads, threads_fd);
+	err = bpf_map__reuse_fd(zc->skel->maps.zfs_threads, fds->threads);
+	err = err
+		      ?: bpf_map__reuse_fd(zc->skel->maps.wait_workers,
+					   fds->workers);
+	err = err
+		      ?: bpf_map__reuse_fd(zc->skel->maps.wait_worker_stats,
+					   fds->worker_stats);
 	err = err ?: zfscrypt_bpf__load(zc->skel);
 	if (err) {
 		snprintf(why, len, "loading the ZFS kprobes: %s",
