@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 /* The program under test, as an absolute path (tests run it from other
  * folders: `make check` gives no ENCBENCH_BIN, and test_cli_style's
  * refusals in a folder of their own then failed to exec "./..."):
@@ -109,7 +111,24 @@ static inline const char *run_output(const char *dir, const char *tag,
 	return buf;
 }
 
-/* The test's folder, and everything in it: 0 when gone. */
+/* The results document of run <tag> in dir, which exited with rc and
+ * wrote into out: out/results.json parsed (json_object_put it), or NULL
+ * when rc is not 0 (said on stderr, with the run's stderr) or the file
+ * does not parse. */
+static inline struct json_object *
+run_prog_results(const char *dir, const char *tag, int rc, const char *out)
+{
+	char path[PATH_MAX + 16];
+
+	if (rc) {
+		fprintf(stderr, "# %s: exit %d:\n%s\n", tag, rc,
+			run_output(dir, tag, "stderr"));
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/results.json", out);
+	return json_object_from_file(path);
+}
+
 #define RUN_PROG_MAX_ARGS 32
 
 /* `run --scratch dir --output out -q EXTRA...`, its output under the tag
@@ -127,6 +146,7 @@ static inline int run_prog_run(const char *dir, const char *out,
 	return run_reap(run_spawn(dir, "run", NULL, NULL, argv));
 }
 
+/* The test's folder, and everything in it: 0 when gone. */
 static inline int remove_tree(const char *dir)
 {
 	char cmd[PATH_MAX + 16];

@@ -63,15 +63,10 @@ static struct json_object *small_run(const char *name)
 			      "--scratch",  tmp,
 			      "--output",   in_tmp(name),
 			      NULL};
-	char path[PATH_MAX];
 
-	if (run_reap(run_spawn(tmp, "run", NULL, NULL, argv)) != 0) {
-		fprintf(stderr, "# run failed:\n%s\n",
-			run_output(tmp, "run", "stderr"));
-		return NULL;
-	}
-	snprintf(path, sizeof(path), "%s/%s/results.json", tmp, name);
-	return json_object_from_file(path);
+	return run_prog_results(
+		tmp, "run", run_reap(run_spawn(tmp, "run", NULL, NULL, argv)),
+		in_tmp(name));
 }
 
 static int setup(void **state)

@@ -36,22 +36,16 @@ static struct json_object *run_preset(const char *tag, const char *const *extra,
 				      int n)
 {
 	const char *argv[40] = {bin, "run", "--scratch", tmp, "--output"};
-	char out[PATH_MAX], path[PATH_MAX];
-	int argc = 5, rc;
+	char out[PATH_MAX];
+	int argc = 5;
 
 	snprintf(out, sizeof(out), "%s/%s", tmp, tag);
 	argv[argc++] = out;
 	for (int i = 0; i < n && argc < 39; i++)
 		argv[argc++] = extra[i];
 	argv[argc] = NULL;
-	rc = run_reap(run_spawn(tmp, tag, NULL, NULL, argv));
-	if (rc) {
-		fprintf(stderr, "# %s: exit %d:\n%s\n", tag, rc,
-			run_output(tmp, tag, "stderr"));
-		return NULL;
-	}
-	snprintf(path, sizeof(path), "%s/results.json", out);
-	return json_object_from_file(path);
+	return run_prog_results(
+		tmp, tag, run_reap(run_spawn(tmp, tag, NULL, NULL, argv)), out);
 }
 
 static int setup(void **state)

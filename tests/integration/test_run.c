@@ -63,7 +63,6 @@ static int run_leftovers(void)
 
 static int setup(void **state)
 {
-	char path[PATH_MAX];
 	(void)state;
 
 	bin = run_prog_bin();
@@ -77,12 +76,7 @@ static int setup(void **state)
 	const char *argv[] = {bin,	  "run", "--size",    "16M",
 			      "--runs",	  "2",	 "--scratch", tmp,
 			      "--output", out,	 NULL};
-	if (run_prog(argv, NULL) != 0) {
-		fprintf(stderr, "# run failed:\n%s\n", slurp("stderr"));
-		return -1;
-	}
-	snprintf(path, sizeof(path), "%s/results.json", out);
-	results = json_object_from_file(path);
+	results = run_prog_results(tmp, "run", run_prog(argv, NULL), out);
 	return results ? 0 : -1;
 }
 

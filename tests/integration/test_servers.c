@@ -69,7 +69,7 @@ static int setup(void **state)
 		"--nginx-file-size",
 		"8k",
 	};
-	char out[PATH_MAX], path[PATH_MAX];
+	char out[PATH_MAX];
 
 	(void)state;
 	if (run_prog_begin(tmp))
@@ -82,13 +82,9 @@ static int setup(void **state)
 	snprintf(servers_file, sizeof(servers_file), "%s/servers", tmp);
 	setenv("ENCBENCH_SERVERS_FILE", servers_file, 1);
 	snprintf(out, sizeof(out), "%s/all", tmp);
-	if (run_in(out, args, sizeof(args) / sizeof(args[0]))) {
-		fprintf(stderr, "# run failed:\n%s\n",
-			run_output(tmp, "run", "stderr"));
-		return -1;
-	}
-	snprintf(path, sizeof(path), "%s/results.json", out);
-	results = json_object_from_file(path);
+	results = run_prog_results(
+		tmp, "run", run_in(out, args, sizeof(args) / sizeof(args[0])),
+		out);
 	return results ? 0 : -1;
 }
 

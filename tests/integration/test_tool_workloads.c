@@ -68,7 +68,7 @@ static int setup(void **state)
 		"--build-functions",
 		"10",
 	};
-	char out[PATH_MAX], path[PATH_MAX];
+	char out[PATH_MAX];
 
 	(void)state;
 	if (run_prog_begin(tmp))
@@ -76,13 +76,9 @@ static int setup(void **state)
 	bin = run_prog_bin();
 	run_prog_record_ids(tmp, ids_file);
 	snprintf(out, sizeof(out), "%s/all", tmp);
-	if (run_in(out, args, sizeof(args) / sizeof(args[0]))) {
-		fprintf(stderr, "# run failed:\n%s\n",
-			run_output(tmp, "run", "stderr"));
-		return -1;
-	}
-	snprintf(path, sizeof(path), "%s/results.json", out);
-	results = json_object_from_file(path);
+	results = run_prog_results(
+		tmp, "run", run_in(out, args, sizeof(args) / sizeof(args[0])),
+		out);
 	return results ? 0 : -1;
 }
 
@@ -258,7 +254,7 @@ static void test_fio_rejects(void **state)
  * where fio makes their files) and their totals agree with each other. */
 static void test_fio_job_file(void **state)
 {
-	char out[PATH_MAX], file[PATH_MAX], path[PATH_MAX];
+	char out[PATH_MAX], file[PATH_MAX];
 	const char *args[] = {"-w",    "fio", "--fio-job", file,	"-t",
 			      "plain", "-n",  "1",	   "--no-trace"};
 	struct json_object *doc, *r[2];
@@ -270,9 +266,9 @@ static void test_fio_job_file(void **state)
 		 "direct=1\n[r]\nrw=randread\n[w]\nrw=randwrite\n",
 		 file, sizeof(file));
 	snprintf(out, sizeof(out), "%s/job-file", tmp);
-	assert_int_equal(run_in(out, args, sizeof(args) / sizeof(args[0])), 0);
-	snprintf(path, sizeof(path), "%s/results.json", out);
-	doc = json_object_from_file(path);
+	doc = run_prog_results(
+		tmp, "run", run_in(out, args, sizeof(args) / sizeof(args[0])),
+		out);
 	assert_non_null(doc);
 	for (int i = 0; i < 2; i++)
 		r[i] = json_object_array_get_idx(get(doc, "results"), i);

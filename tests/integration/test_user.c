@@ -148,7 +148,6 @@ static int run_prog(const char *const *argv)
 
 static int setup(void **state)
 {
-	char path[PATH_MAX];
 	(void)state;
 
 	bin = run_prog_bin();
@@ -174,13 +173,7 @@ static int setup(void **state)
 		bin,	     "run",   "--size",	    "16M",  "--runs",	"2",
 		"--scratch", scratch, "--output",   out,    "--target", t1,
 		"--target",  t2,      "--baseline", "mine", NULL};
-	if (run_prog(argv) != 0) {
-		fprintf(stderr, "# run failed:\n%s\n",
-			run_output(tmp, "run", "stderr"));
-		return -1;
-	}
-	snprintf(path, sizeof(path), "%s/results.json", out);
-	results = json_object_from_file(path);
+	results = run_prog_results(tmp, "run", run_prog(argv), out);
 	return results ? 0 : -1;
 }
 
@@ -409,7 +402,7 @@ static void test_bad_input(void **state)
  * syscall layer still timed. */
 static void test_no_block_device(void **state)
 {
-	char t[PATH_MAX + 8], o[PATH_MAX], path[PATH_MAX + 16];
+	char t[PATH_MAX + 8], o[PATH_MAX];
 	const char *argv[] = {
 		bin, "run", "--scratch", scratch, "--output", o,    "--target",
 		t,   "-s",  "4M",	 "-n",	  "1",	      "-q", NULL};
@@ -420,10 +413,7 @@ static void test_no_block_device(void **state)
 	assert_int_equal(mount(NULL, tmpfs, NULL, MS_REMOUNT, "size=128m"), 0);
 	snprintf(t, sizeof(t), "t=%s", tmpfs);
 	snprintf(o, sizeof(o), "%s/tmpfs-out", tmp);
-	if (run_prog(argv))
-		fail_msg("run on tmpfs: %s", run_output(tmp, "run", "stderr"));
-	snprintf(path, sizeof(path), "%s/results.json", o);
-	doc = json_object_from_file(path);
+	doc = run_prog_results(tmp, "run", run_prog(argv), o);
 	assert_non_null(doc);
 	tgt = target_of(doc, "t");
 	assert_string_equal(str(tgt, "fs"), "tmpfs");

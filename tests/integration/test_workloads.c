@@ -51,14 +51,6 @@ static int run_in(const char *out, const char *const *extra, int n)
 	return run_prog_run(tmp, out, args, n + 1);
 }
 
-static struct json_object *load(const char *out)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/results.json", out);
-	return json_object_from_file(path);
-}
-
 static int setup(void **state)
 {
 	static const char *const args[] = {
@@ -87,12 +79,9 @@ static int setup(void **state)
 	bin = run_prog_bin();
 	run_prog_record_ids(tmp, ids_file);
 	snprintf(out, sizeof(out), "%s/all", tmp);
-	if (run_in(out, args, sizeof(args) / sizeof(args[0]))) {
-		fprintf(stderr, "# run failed:\n%s\n",
-			run_output(tmp, "run", "stderr"));
-		return -1;
-	}
-	results = load(out);
+	results = run_prog_results(
+		tmp, "run", run_in(out, args, sizeof(args) / sizeof(args[0])),
+		out);
 	return results ? 0 : -1;
 }
 
@@ -195,8 +184,9 @@ static void test_runs_auto(void **state)
 
 	(void)state;
 	snprintf(out, sizeof(out), "%s/auto", tmp);
-	assert_int_equal(run_in(out, args, sizeof(args) / sizeof(args[0])), 0);
-	doc = load(out);
+	doc = run_prog_results(
+		tmp, "run", run_in(out, args, sizeof(args) / sizeof(args[0])),
+		out);
 	assert_non_null(doc);
 	r = result_of(doc, "plain", NULL, "create_us");
 	assert_non_null(r);

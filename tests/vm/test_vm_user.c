@@ -26,6 +26,7 @@
 #include <json-c/json.h>
 
 #include "../results_json.h"
+#include "vm_run.h"
 #include "vm_shell.h"
 
 static char tmp[] = "/var/tmp/encbench-vmuser.XXXXXX";
@@ -91,11 +92,12 @@ static int teardown(void **state);
 
 static int setup(void **state)
 {
-	const char *bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
-	char out[sizeof(tmp) + 16], path[sizeof(tmp) + 32];
+	char out[sizeof(tmp) + 16];
 	char target[sizeof(dir) + 16], ztarget[sizeof(zdir) + 16];
-	int status;
-	pid_t pid;
+	const char *args[] = {"--size",	 "8M",	      "--runs", "2",
+			      "--quiet", "--targets", "plain",	"--target",
+			      target,	 "--scratch", tmp,	"--output",
+			      out,	 "--target",  ztarget,	NULL};
 
 	(void)state;
 	if (!mkdtemp(tmp))
@@ -113,22 +115,11 @@ static int setup(void **state)
 	snprintf(out, sizeof(out), "%s/out", tmp);
 	snprintf(target, sizeof(target), "luks=%s", dir);
 	snprintf(ztarget, sizeof(ztarget), "zdir=%s", zdir);
-	pid = fork();
-	if (pid == 0) {
-		execl(bin, bin, "run", "--size", "8M", "--runs", "2", "--quiet",
-		      "--targets", "plain", "--target", target, "--scratch",
-		      tmp, "--output", out, zfs ? "--target" : (char *)NULL,
-		      ztarget, (char *)NULL);
-		_exit(127);
-	}
-	waitpid(pid, &status, 0);
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		fprintf(stderr, "# run failed (status %d)\n", status);
+	if (!zfs) /* the ZFS target is the last one given */
+		args[sizeof(args) / sizeof(args[0]) - 3] = NULL;
+	results = vm_run_json(out, args);
+	if (!results)
 		teardown(NULL);
-		return -1;
-	}
-	snprintf(path, sizeof(path), "%s/results.json", out);
-	results = json_object_from_file(path);
 	return results ? 0 : -1;
 }
 

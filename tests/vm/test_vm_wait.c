@@ -24,6 +24,7 @@
 #include <json-c/json.h>
 
 #include "../results_json.h"
+#include "vm_run.h"
 
 static char tmp[] = "/var/tmp/encbench-vmwait.XXXXXX";
 static json_object *aes, *null;
@@ -32,27 +33,14 @@ static json_object *aes, *null;
 static json_object *run(const char *name, const char *targets,
 			const char *cipher)
 {
-	const char *bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
-	char out[sizeof(tmp) + 16], path[sizeof(tmp) + 32];
-	int status;
-	pid_t pid;
+	char out[sizeof(tmp) + 16];
+	const char *args[] = {"--size",	 "16M",	      "--runs", "2",
+			      "--quiet", "--scratch", tmp,	"--output",
+			      out,	 "--targets", targets,	"--luks-cipher",
+			      cipher,	 NULL};
 
 	snprintf(out, sizeof(out), "%s/%s", tmp, name);
-	pid = fork();
-	if (pid == 0) {
-		execl(bin, bin, "run", "--size", "16M", "--runs", "2",
-		      "--quiet", "--scratch", tmp, "--output", out, "--targets",
-		      targets, "--luks-cipher", cipher, (char *)NULL);
-		_exit(127);
-	}
-	waitpid(pid, &status, 0);
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		fprintf(stderr, "# run with %s failed (status %d)\n", cipher,
-			status);
-		return NULL;
-	}
-	snprintf(path, sizeof(path), "%s/results.json", out);
-	return json_object_from_file(path);
+	return vm_run_json(out, args);
 }
 
 static int setup(void **state)
