@@ -2,8 +2,9 @@
 /*
  * The progress line of `run`: drawn in place on a terminal (a pty, made
  * by script(1)), never when stderr is a pipe, nor with --quiet or --json
- * on a terminal. Short real runs without tracing: what is asserted is
- * what reaches the terminal or the pipe.
+ * on a terminal; --quiet drops the log lines of each stage too, not the
+ * warnings or the report. Short real runs without tracing: what is
+ * asserted is what reaches the terminal or the pipe.
  */
 #include <errno.h>
 #include <limits.h>
@@ -182,6 +183,13 @@ static void test_quiet_and_json_have_none(void **state)
 	s = run_captured("--quiet", true, &status);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	assert_no_progress(s);
+	/* Quiet is no progress at all: no line of a stage or an iteration
+	 * (their news is in the report), but the warnings, and the report. */
+	assert_null(strstr(s, "[plain]"));
+	assert_null(strstr(s, "[fscrypt]"));
+	assert_non_null(strstr(s, "encbench-trace: attribution is off"));
+	assert_non_null(strstr(s, "verified encrypted on disk: yes"));
+	assert_non_null(strstr(s, "\nResults in "));
 	free(s);
 	s = run_captured("--json", true, &status);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);

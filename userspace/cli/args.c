@@ -71,7 +71,7 @@ static const struct argp_option run_options[] = {
 
 	{0, 0, 0, 0, "Output:", GROUP_OUTPUT},
 	{"output", 'o', "DIR", 0, "results folder, a new one (default ./encbench-results/<time>)", GROUP_OUTPUT},
-	{"quiet", 'q', 0, 0, "no histograms, no progress line", GROUP_OUTPUT},
+	{"quiet", 'q', 0, 0, "no progress (no progress line, no per-stage lines): warnings and the report only, without histograms", GROUP_OUTPUT},
 	{"json", OPT_JSON, 0, 0, "results.json on stdout (the text goes to stderr)", GROUP_OUTPUT},
 	{"html", OPT_HTML, 0, 0, "also report.html: charts, offline, one file", GROUP_OUTPUT},
 	{"prometheus", OPT_PROMETHEUS, "FILE", 0, "also the run as OpenMetrics text (a new file)", GROUP_OUTPUT},
@@ -96,7 +96,7 @@ static const struct argp_option target_options[] = {
 };
 
 static const struct argp_option setup_options[] = {
-	{"quiet", 'q', 0, 0, "no progress line", GROUP_OUTPUT},
+	{"quiet", 'q', 0, 0, "no progress (no progress line, no per-stage lines): warnings and the targets only", GROUP_OUTPUT},
 	{0},
 };
 

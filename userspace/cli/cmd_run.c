@@ -210,6 +210,7 @@ int cmd_run(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	run_signals();
 	progress_start(progress_wanted(cfg.quiet, cfg.json));
+	progress_quiet(cfg.quiet);
 	fill_meta(ctx.r, &cfg);
 	/* Open first: probe may mount tracefs or bpffs, recorded too. */
 	if (state_open("run")) {

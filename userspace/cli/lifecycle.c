@@ -151,6 +151,7 @@ int cmd_setup(int argc, char **argv)
 	}
 	run_signals();
 	progress_start(progress_wanted(cfg.quiet, false));
+	progress_quiet(cfg.quiet);
 	/* Open first: probe may mount tracefs or bpffs, recorded too. */
 	if (state_open("setup"))
 		rc = 1;

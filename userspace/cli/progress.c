@@ -21,6 +21,7 @@
 
 static struct {
 	bool on;
+	bool quiet;   /* --quiet: no log lines (progress_say) */
 	bool drawn;   /* a progress line is on the screen now */
 	bool midline; /* a message is half written: do not draw */
 	pthread_t ticker;
@@ -205,19 +206,43 @@ void progress_iteration_done(void)
 	pthread_mutex_unlock(&pg.lock);
 }
 
-void progress_say(const char *fmt, ...)
+void progress_quiet(bool quiet)
 {
-	va_list ap;
+	pthread_mutex_lock(&pg.lock);
+	pg.quiet = quiet;
+	pthread_mutex_unlock(&pg.lock);
+}
 
+static void say(const char *fmt, va_list ap)
+{
 	pthread_mutex_lock(&pg.lock);
 	erase();
-	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
-	va_end(ap);
 	/* Redraw only after a whole line: a message may come in pieces. */
 	pg.midline = fmt[0] && fmt[strlen(fmt) - 1] != '\n';
 	draw();
 	pthread_mutex_unlock(&pg.lock);
+}
+
+void progress_say(const char *fmt, ...)
+{
+	va_list ap;
+
+	/* Read unlocked: only the main thread sets it, and says. */
+	if (pg.quiet)
+		return;
+	va_start(ap, fmt);
+	say(fmt, ap);
+	va_end(ap);
+}
+
+void progress_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(fmt, ap);
+	va_end(ap);
 }
 
 void progress_stop(void)

@@ -4,7 +4,10 @@
  * stage, target, workload, iteration i/N and the time left. Off unless
  * stderr is a terminal (CI logs and pipes stay as they were), and off with
  * --quiet and --json. While it is on, every other line for stderr goes
- * through progress_say() so that it scrolls above the progress line.
+ * through progress_say() or progress_warn() so that it scrolls above the
+ * progress line. --quiet means no progress at all: neither the line nor
+ * progress_say()'s log lines (what they tell, the report tells too); only
+ * warnings, and the report.
  */
 #ifndef ENCBENCH_PROGRESS_H
 #define ENCBENCH_PROGRESS_H
@@ -24,8 +27,14 @@ void progress_stage(const char *stage, const char *target,
 void progress_iteration(int i, int n);
 /* One iteration finished: it counts towards the estimate. */
 void progress_iteration_done(void);
-/* A line for stderr: printed above the progress line. */
+/* --quiet: from now on progress_say() prints nothing. */
+void progress_quiet(bool quiet);
+/* A log line of progress for stderr ("[target] ..."): printed above the
+ * progress line, unless quiet. */
 void progress_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A warning for stderr ("encbench-trace: ..."): printed above the
+ * progress line, quiet or not. */
+void progress_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Erase the line and stop redrawing; safe to call when never started. */
 void progress_stop(void);
 

@@ -103,8 +103,9 @@ static int setup_one(struct run_ctx *ctx, const char *name, const char *path,
 		return 0;
 	}
 	if (why) {
-		say("encbench-trace: target %s is not available here: %s\n",
-		    name, why);
+		progress_warn(
+			"encbench-trace: target %s is not available here: %s\n",
+			name, why);
 		return baseline ? -ENODEV : 0;
 	}
 	progress_stage("setup", name, NULL);
@@ -121,10 +122,11 @@ static int setup_one(struct run_ctx *ctx, const char *name, const char *path,
 		err = target_verify(t);
 	if (err || workload_stop) {
 		if (!workload_stop && err != -EINVAL)
-			say("encbench-trace: target %s could not be set up "
-			    "(%s)%s\n",
-			    name, strerror(-err),
-			    baseline ? "" : "; going on without it");
+			progress_warn(
+				"encbench-trace: target %s could not be set up "
+				"(%s)%s\n",
+				name, strerror(-err),
+				baseline ? "" : "; going on without it");
 		target_teardown(t);
 		ctx->nr_targets--;
 		if (err == -EINVAL)
@@ -186,8 +188,9 @@ int run_setup_targets(struct run_ctx *ctx)
 			return err == -EINVAL ? 2 : 1;
 	}
 	if (ctx->nr_targets < 2)
-		say("encbench-trace: only the baseline could be set up: no "
-		    "comparison will be made\n");
+		progress_warn(
+			"encbench-trace: only the baseline could be set up: no "
+			"comparison will be made\n");
 	return 0;
 }
 
@@ -199,7 +202,7 @@ static void open_timeline(struct run_ctx *ctx)
 	if (ctx->cfg->timeline_s <= 0)
 		return;
 	if (timeline_open(ctx->tr, &ctx->tl, why, sizeof(why)))
-		say("encbench-trace: no timeline (%s)\n", why);
+		progress_warn("encbench-trace: no timeline (%s)\n", why);
 }
 
 /* The first seconds of this phase as trace events, beside the results. */
@@ -224,8 +227,8 @@ static void write_timeline(struct run_ctx *ctx, const struct target *t,
 					    &phase);
 	}
 	if (err)
-		say("encbench-trace: no timeline for %s %s\n", t->info.name,
-		    w->name);
+		progress_warn("encbench-trace: no timeline for %s %s\n",
+			      t->info.name, w->name);
 }
 
 void run_open_tracer(struct run_ctx *ctx)
@@ -245,8 +248,9 @@ void run_open_tracer(struct run_ctx *ctx)
 	}
 	m->tracing = false;
 	ctx->tr = NULL;
-	say("encbench-trace: attribution is off (%s); benchmarking only\n",
-	    m->tracing_detail);
+	progress_warn(
+		"encbench-trace: attribution is off (%s); benchmarking only\n",
+		m->tracing_detail);
 }
 
 static struct result *result_slot(struct results *r, const char *target,
@@ -454,9 +458,10 @@ static int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
 	 * from its first fork (trace_begin forgets every process before). */
 	trace_filter_for(t, &f);
 	if (ctx->tr && trace_begin(ctx->tr, &f))
-		say("encbench-trace: trace_begin failed on %s; no attribution "
-		    "for it\n",
-		    t->info.name);
+		progress_warn(
+			"encbench-trace: trace_begin failed on %s; no attribution "
+			"for it\n",
+			t->info.name);
 	else if (ctx->tr)
 		trace_pause(ctx->tr); /* until the first timed child */
 	if (w->setup) {
@@ -519,9 +524,10 @@ int run_workloads(struct run_ctx *ctx)
 			if (workload_stop)
 				return -EINTR;
 			if (err) {
-				say("encbench-trace: %s on %s failed: %s\n",
-				    w->name, ctx->targets[ti].info.name,
-				    strerror(-err));
+				progress_warn(
+					"encbench-trace: %s on %s failed: %s\n",
+					w->name, ctx->targets[ti].info.name,
+					strerror(-err));
 				return err;
 			}
 		}
