@@ -40,11 +40,11 @@ static int write_hosts(char a[PATH_MAX], char b[PATH_MAX])
 	mkdir(a, 0755);
 	mkdir(b, 0755);
 	snprintf(r->meta.hostname, NAME_LEN, "alpha");
-	err |= report_write_json(r, a);
+	err |= report_write_json(r, a, NULL);
 	snprintf(r->meta.hostname, NAME_LEN, "beta");
 	r->results[3].s.mean = 0.777;
 	r->comparisons[1].penalty_pct = 211.5;
-	err |= report_write_json(r, b);
+	err |= report_write_json(r, b, NULL);
 	free(r);
 	return err;
 }

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "file_text.h"
 #include "report/report.h"
 #include "results_fixture.h"
 
@@ -320,17 +321,41 @@ static void test_round_trip(void **state)
 
 	/* A non-encrypted target comes back with encryption null. */
 	assert_false(f->in->targets[0].encrypted);
-	assert_int_equal(report_write_json(f->in, f->dir), 0);
+	assert_int_equal(report_write_json(f->in, f->dir, NULL), 0);
 	assert_int_equal(files_in(f->dir), 1); /* no temp file left */
 	assert_int_equal(report_read_json(f->path, f->out), 0);
 	cmp_results(f->in, f->out);
 	/* Writing again never replaces it (issue 6: a file there is
 	 * someone's): refused, the first stays whole, no temp file. */
 	f->in->meta.duration_s = 7.0;
-	assert_int_equal(report_write_json(f->in, f->dir), -EEXIST);
+	assert_int_equal(report_write_json(f->in, f->dir, NULL), -EEXIST);
 	assert_int_equal(files_in(f->dir), 1);
 	assert_int_equal(report_read_json(f->path, f->out), 0);
 	assert_dbl(f->out->meta.duration_s, first);
+}
+
+/* --json prints the very text written to results.json (the document is
+ * made once for both), and nothing when the file cannot be written. */
+static void test_printed_as_written(void **state)
+{
+	struct fx *f = *state;
+	char *printed = NULL, *written;
+	size_t len = 0, first_len;
+	FILE *out = open_memstream(&printed, &len);
+
+	assert_non_null(out);
+	assert_int_equal(report_write_json(f->in, f->dir, out), 0);
+	fflush(out);
+	first_len = len;
+	written = file_text(f->path);
+	assert_non_null(written);
+	assert_string_equal(printed, written);
+	assert_int_equal(report_write_json(f->in, f->dir, out), -EEXIST);
+	fflush(out);
+	assert_int_equal(len, first_len);
+	fclose(out);
+	free(printed);
+	free(written);
 }
 
 static struct json_object *at(struct json_object *o, const char *k)
@@ -348,7 +373,7 @@ static void test_document_shape(void **state)
 	struct fx *f = *state;
 	struct json_object *root, *meta, *l0, *slots, *enc;
 
-	assert_int_equal(report_write_json(f->in, f->dir), 0);
+	assert_int_equal(report_write_json(f->in, f->dir, NULL), 0);
 	root = json_object_from_file(f->path);
 	assert_non_null(root);
 	assert_string_equal(json_object_get_string(at(root, "schema")),
@@ -460,7 +485,7 @@ static void test_reads_file_without_dmcrypt_write(void **state)
 	const struct layer_result *l;
 	struct json_object *doc;
 
-	assert_int_equal(report_write_json(f->in, f->dir), 0);
+	assert_int_equal(report_write_json(f->in, f->dir, NULL), 0);
 	doc = json_object_from_file(f->path);
 	assert_non_null(doc);
 	strip_dmcrypt_write(doc);
@@ -510,13 +535,16 @@ static void test_read_errors(void **state)
 	write_file(p, "{\"schema\": \"encbench-trace/1\"}\n");
 	assert_int_equal(report_read_json(p, f->out), -EINVAL);
 	/* Missing folder: the writer fails and says so. */
-	assert_true(report_write_json(f->in, "/nonexistent/encbench") < 0);
+	assert_true(report_write_json(f->in, "/nonexistent/encbench", NULL) <
+		    0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_printed_as_written, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_document_shape, setup,
 						teardown),

@@ -41,7 +41,7 @@ static int setup(void **state)
 	if (!in || !mkdtemp(dir))
 		return -1;
 	/* The base document, as the writer writes it. */
-	err = report_write_json(in, dir);
+	err = report_write_json(in, dir, NULL);
 	free(in);
 	snprintf(doc_path, sizeof(doc_path), "%s/results.json", dir);
 	snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
@@ -402,7 +402,7 @@ static void test_non_utf8_written_valid(void **state)
 	snprintf(r->targets[0].dir, PATH_LEN, "/var/tmp/caf\xe9/\xff\xfe");
 	snprintf(sub, sizeof(sub), "%s/utf8", dir);
 	assert_int_equal(mkdir(sub, 0700), 0);
-	assert_int_equal(report_write_json(r, sub), 0);
+	assert_int_equal(report_write_json(r, sub, NULL), 0);
 	snprintf(path, sizeof(path), "%s/results.json", sub);
 	f = fopen(path, "r");
 	n = fread(text, 1, sizeof(text) - 1, f);

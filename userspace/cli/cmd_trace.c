@@ -457,13 +457,15 @@ static int report(struct trace_cmd *c, const struct results *r)
 		err = output_claim(&c->out);
 		if (err)
 			return err;
-		err = report_write_json(r, c->out.path);
+		/* The document is made once, for the file and --json. */
+		err = report_write_json(r, c->out.path,
+					c->json ? stdout : NULL);
 		err = err ?: report_write_histograms(r, c->out.path);
 		output_release(&c->out, !err);
+	} else if (c->json) {
+		err = report_write_json(r, NULL, stdout);
 	}
 	report_print_text(r, text, !c->quiet);
-	if (c->json)
-		err = err ?: report_print_json(r, stdout);
 	return err ? 1 : 0;
 }
 

@@ -608,7 +608,8 @@ int run_report(struct run_ctx *ctx)
 	FILE *text = ctx->cfg->json ? stderr : stdout;
 	int err;
 
-	err = report_write_json(r, dir);
+	/* The document is made once, for the file and for --json. */
+	err = report_write_json(r, dir, ctx->cfg->json ? stdout : NULL);
 	if (!err)
 		err = report_write_csv(r, dir);
 	if (!err)
@@ -620,8 +621,6 @@ int run_report(struct run_ctx *ctx)
 	if (!err && ctx->cfg->prometheus[0])
 		err = report_write_prometheus(r, ctx->cfg->prometheus);
 	report_print_text(r, text, !ctx->cfg->quiet);
-	if (ctx->cfg->json && !err)
-		err = report_print_json(r, stdout);
 	fprintf(text,
 		"\nResults in %s/ (results.json, per-iteration CSV, "
 		"histograms, run.log%s)\n",

@@ -526,28 +526,30 @@ static const int results_flags = JSON_C_TO_STRING_PRETTY |
 				 JSON_C_TO_STRING_SPACED |
 				 JSON_C_TO_STRING_NOSLASHESCAPE;
 
-int report_write_json(const struct results *r, const char *dir)
+int report_write_json(const struct results *r, const char *dir, FILE *print)
 {
 	struct json_object *root = report_results_json(r);
 	const char *text = NULL;
-	int err = -ENOMEM;
+	int err = 0;
 
 	if (root)
 		text = json_object_to_json_string_ext(root, results_flags);
-	if (text)
-		err = report_write_atomic(dir, "results.json", text);
-	else
+	if (!text) {
 		fprintf(stderr,
-			"encbench-trace: cannot write %s/results.json: out of "
-			"memory\n",
-			dir);
+			"encbench-trace: cannot make results.json: out of memory\n");
+		err = -ENOMEM;
+	}
+	if (!err && dir)
+		err = report_write_atomic(dir, "results.json", text);
+	if (!err && print)
+		fprintf(print, "%s\n", text);
 	json_object_put(root);
 	return err;
 }
 
-/* One object on out, pretty, as `--json` prints it; 0 or -ENOMEM. */
-static int print_object(struct json_object *o, FILE *out)
+int report_print_caps_json(const struct capabilities *caps, FILE *out)
 {
+	struct json_object *o = report_caps_json(caps);
 	const char *text =
 		o ? json_object_to_json_string_ext(o, results_flags) : NULL;
 
@@ -555,14 +557,4 @@ static int print_object(struct json_object *o, FILE *out)
 		fprintf(out, "%s\n", text);
 	json_object_put(o);
 	return text ? 0 : -ENOMEM;
-}
-
-int report_print_json(const struct results *r, FILE *out)
-{
-	return print_object(report_results_json(r), out);
-}
-
-int report_print_caps_json(const struct capabilities *caps, FILE *out)
-{
-	return print_object(report_caps_json(caps), out);
 }

@@ -14,9 +14,11 @@
 
 #include "../common/results.h"
 
-/* results.json: one document, written whole or not at all, never over a
- * file that exists (see report_write_atomic). */
-int report_write_json(const struct results *r, const char *dir);
+/* results.json: one document, made once from r, written into dir (when
+ * not NULL) whole or not at all, never over a file that exists (see
+ * report_write_atomic), then the same text printed on `print` (when not
+ * NULL: `--json`). 0 or negative errno (then nothing is printed). */
+int report_write_json(const struct results *r, const char *dir, FILE *print);
 /* Parse a results.json back into *r (for `report` and tests): a regular
  * file under the size cap, every member there and in range; else a
  * one-line error naming the file and the member, and negative errno. */
@@ -61,9 +63,7 @@ int report_write_timeline(const char *dir, const char *name,
 int report_write_document(const char *dir, const char *name,
 			  struct json_object *doc);
 
-/* `--json`: the results.json document (or probe's capabilities) on out,
- * made from the structs as the file is; 0 or -ENOMEM. */
-int report_print_json(const struct results *r, FILE *out);
+/* `probe --json`: the capabilities on out; 0 or -ENOMEM. */
 int report_print_caps_json(const struct capabilities *caps, FILE *out);
 
 /* Terminal: comparison table, attribution table, histograms (unless
