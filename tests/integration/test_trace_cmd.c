@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -260,26 +261,41 @@ static void test_exit_status_passed(void **state)
  * child of the traced pid, in the traced cgroup). The trace stops itself
  * once attached (ENCBENCH_PAUSE_AT=tracing); then the shell may start.
  * --pid ends when the shell does; --cgroup on Ctrl-C, exit 130, with
- * what it gathered written.
+ * what it gathered written. Nested: the traced shell runs a shell that
+ * runs the one that reads, both started before the trace (found in /proc,
+ * not followed from their fork).
  */
-static void trace_running(const char *how, const char *cgroup_dir)
+static void trace_running(const char *how, const char *cgroup_dir, bool nested)
 {
 	char mnt[PATH_MAX], out[PATH_MAX], go[PATH_MAX], script[PATH_MAX * 4];
-	char path[PATH_MAX + 16], pidarg[16];
+	char path[PATH_MAX + 16], pidarg[16], ready[PATH_MAX];
 	struct json_object *doc, *w;
 	pid_t shell, tr;
 	int status;
 
 	snprintf(mnt, sizeof(mnt), "%s/mnt", tmp);
-	snprintf(out, sizeof(out), "%s/res-%s", tmp, how + 2);
+	snprintf(out, sizeof(out), "%s/res-%s%s", tmp, how + 2,
+		 nested ? "-nested" : "");
 	snprintf(go, sizeof(go), "%s/go", tmp);
+	snprintf(ready, sizeof(ready), "%s/ready", tmp);
 	unlink(go);
+	unlink(ready);
 	snprintf(script, sizeof(script),
 		 "%s%s%s while [ ! -e %s ]; do sleep 0.05; done; "
 		 "for i in 1 2; do dd if=%s/f of=/dev/null bs=1M iflag=direct "
 		 "status=none; done",
 		 cgroup_dir ? "echo $$ > " : "", cgroup_dir ?: "",
 		 cgroup_dir ? "/cgroup.procs &&" : "", go, mnt);
+	if (nested) {
+		/* `; exit $?`: no shell may exec its last command instead. */
+		assert_int_equal(sh("echo 'touch %s; %s' > %s/inner.sh && "
+				    "echo 'sh %s/inner.sh; exit $?' > "
+				    "%s/middle.sh",
+				    ready, script, tmp, tmp, tmp),
+				 0);
+		snprintf(script, sizeof(script), "sh %s/middle.sh; exit $?",
+			 tmp);
+	}
 	fflush(NULL); /* the children must not print our buffered lines */
 	shell = fork();
 	if (shell == 0) {
@@ -287,6 +303,9 @@ static void trace_running(const char *how, const char *cgroup_dir)
 		_exit(98);
 	}
 	assert_true(shell > 0);
+	for (int i = 0; nested && i < 200 && access(ready, F_OK); i++)
+		usleep(50000);
+	assert_true(!nested || !access(ready, F_OK));
 	snprintf(pidarg, sizeof(pidarg), "%d", shell);
 	const char *args[] = {"--path",
 			      mnt,
@@ -339,7 +358,14 @@ static void trace_running(const char *how, const char *cgroup_dir)
 static void test_pid_already_running(void **state)
 {
 	(void)state;
-	trace_running("--pid", NULL);
+	trace_running("--pid", NULL, false);
+}
+
+/* Its descendants that were there before, at any depth, are followed. */
+static void test_pid_descendants_already_running(void **state)
+{
+	(void)state;
+	trace_running("--pid", NULL, true);
 }
 
 /* The cgroup v2 hierarchy's mount: /sys/fs/cgroup, or .../unified on a
@@ -370,7 +396,7 @@ static void test_cgroup(void **state)
 		skip();
 	snprintf(cg, sizeof(cg), "%s/encbench-test.%d", root, getpid());
 	assert_int_equal(mkdir(cg, 0755), 0);
-	trace_running("--cgroup", cg);
+	trace_running("--cgroup", cg, false);
 	assert_int_equal(rmdir(cg), 0);
 
 	/* A folder that is not in the v2 hierarchy (a v1 hierarchy's
@@ -453,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_dd_on_fscrypt),
 		cmocka_unit_test(test_exit_status_passed),
 		cmocka_unit_test(test_pid_already_running),
+		cmocka_unit_test(test_pid_descendants_already_running),
 		cmocka_unit_test(test_json_on_stdout),
 		cmocka_unit_test(test_cgroup),
 		cmocka_unit_test(test_bad_input),

@@ -318,66 +318,99 @@ static double mono_s(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* Follow PID and the descendants it already has: trace_begin cleared the
- * traced set, and the BPF side adds only children forked from now on (a
- * fork after the PID is followed is caught there; one before, here). */
-static int follow_running(struct tracer *tr, pid_t root)
-{
-	enum { MAX_PROCS = 1 << 16 };
-	pid_t *pid = calloc(MAX_PROCS, sizeof(*pid)),
-	      *ppid = calloc(MAX_PROCS, sizeof(*ppid));
-	int n = 0, err = trace_follow(tr, root);
-	bool *in = calloc(MAX_PROCS, sizeof(*in)), grew = true;
-	struct dirent *de;
-	DIR *proc = opendir("/proc");
+/* A process and its parent, as /proc/PID/stat shows them. */
+struct proc_edge {
+	pid_t ppid, pid;
+};
 
-	if (!pid || !ppid || !in || !proc) {
-		err = err ?: -ENOMEM;
-		goto out;
-	}
-	while (!err && (de = readdir(proc)) && n < MAX_PROCS) {
-		char path[64];
+static int by_parent(const void *a, const void *b)
+{
+	const struct proc_edge *x = a, *y = b;
+
+	return (x->ppid > y->ppid) - (x->ppid < y->ppid);
+}
+
+/* Every process and its parent, in one pass over /proc, sorted by parent:
+ * their number (at most max), or negative errno. */
+static int read_proc_edges(struct proc_edge *e, int max)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *de;
+	int n = 0;
+
+	if (!proc)
+		return -errno;
+	while ((de = readdir(proc)) && n < max) {
+		char path[64], line[512], *close_paren;
 		FILE *f;
-		int p, pp;
 
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
 		f = fopen(path, "r");
+		if (!f)
+			continue; /* gone since readdir */
 		/* pid (comm) state ppid: comm may hold spaces and ')' */
-		if (f && fscanf(f, "%d", &p) == 1 && !fseek(f, 0, SEEK_SET)) {
-			char line[512], *close_paren;
-
-			if (fgets(line, sizeof(line), f) &&
-			    (close_paren = strrchr(line, ')')) &&
-			    sscanf(close_paren + 1, " %*c %d", &pp) == 1) {
-				pid[n] = p;
-				ppid[n++] = pp;
-			}
-		}
-		if (f)
-			fclose(f);
+		if (fgets(line, sizeof(line), f) &&
+		    sscanf(line, "%d", &e[n].pid) == 1 &&
+		    (close_paren = strrchr(line, ')')) &&
+		    sscanf(close_paren + 1, " %*c %d", &e[n].ppid) == 1)
+			n++;
+		fclose(f);
 	}
-	/* Descendants at any depth: mark until nothing more is marked. */
-	while (!err && grew) {
-		grew = false;
-		for (int i = 0; i < n; i++) {
-			bool parent_in = ppid[i] == root;
+	closedir(proc);
+	qsort(e, n, sizeof(*e), by_parent);
+	return n;
+}
 
-			for (int j = 0; j < n && !parent_in && !in[i]; j++)
-				parent_in = in[j] && pid[j] == ppid[i];
-			if (parent_in && !in[i]) {
-				in[i] = grew = true;
-				err = trace_follow(tr, pid[i]);
-			}
+/* The first of e's n edges (sorted by parent) from parent, or n. */
+static int first_child(const struct proc_edge *e, int n, pid_t parent)
+{
+	int lo = 0, hi = n;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (e[mid].ppid < parent)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Follow PID and the descendants it already has: trace_begin cleared the
+ * traced set, and the BPF side adds only children forked from now on (a
+ * fork after the PID is followed is caught there; one before, here).
+ * /proc is read once; the tree is then walked breadth first from PID,
+ * each process's children found by a binary search of the edges. */
+static int follow_running(struct tracer *tr, pid_t root)
+{
+	enum { MAX_PROCS = 1 << 16 };
+	struct proc_edge *e = calloc(MAX_PROCS, sizeof(*e));
+	/* Each process has one parent: it is queued once at most. */
+	pid_t *queue = calloc(MAX_PROCS + 1, sizeof(*queue));
+	int n = 0, head = 0, tail = 0, err = trace_follow(tr, root);
+
+	if (!e || !queue)
+		err = err ?: -ENOMEM;
+	if (!err)
+		n = read_proc_edges(e, MAX_PROCS);
+	if (n < 0)
+		err = n;
+	if (!err)
+		queue[tail++] = root;
+	while (!err && head < tail) {
+		pid_t parent = queue[head++];
+
+		for (int i = first_child(e, n, parent);
+		     !err && i < n && e[i].ppid == parent; i++) {
+			err = trace_follow(tr, e[i].pid);
+			queue[tail++] = e[i].pid;
 		}
 	}
-out:
-	if (proc)
-		closedir(proc);
-	free(pid);
-	free(ppid);
-	free(in);
+	free(e);
+	free(queue);
 	return err;
 }
 
