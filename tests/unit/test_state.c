@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The state file's pending records (storage/state.c): a file or folder is
+ * The state file's pending records (common/state.c): a file or folder is
  * recorded before it is made, at a path holding the run's token, and
  * confirmed with its identity after; teardown's check takes a pending
  * object as ours only at a path with that token and born after the
@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "run_prog.h"
-#include "storage/state.h"
+#include "common/state.h"
 #include "storage/state_undo.h"
 
 static char tmp[] = "/tmp/encbench-state.XXXXXX";

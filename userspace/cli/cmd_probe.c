@@ -8,7 +8,7 @@
 #include "commands.h"
 #include "../probe/probe.h"
 #include "../report/report.h"
-#include "../storage/state.h"
+#include "../common/state.h"
 
 enum { OPT_JSON = 256 };
 

@@ -23,7 +23,7 @@
 #include "run.h"
 #include "../probe/probe.h"
 #include "../report/report.h"
-#include "../storage/state.h"
+#include "../common/state.h"
 #include "../storage/target.h"
 #include "../trace/trace.h"
 #include "../workload/workload.h"

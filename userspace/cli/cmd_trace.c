@@ -34,7 +34,7 @@
 #include "../probe/probe.h"
 #include "../report/report.h"
 #include "../storage/detect.h"
-#include "../storage/state.h"
+#include "../common/state.h"
 #include "../trace/trace.h"
 
 #define TRACE_BAD(...) CMD_BAD("trace", __VA_ARGS__)

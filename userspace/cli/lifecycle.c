@@ -22,7 +22,7 @@
 #include "progress.h"
 #include "run.h"
 #include "../probe/probe.h"
-#include "../storage/state.h"
+#include "../common/state.h"
 #include "../workload/workload.h"
 
 #define MiB (1ULL << 20)
@@ -88,7 +88,7 @@ int validate_targets(struct run_config *cfg)
 }
 
 /* Named with the run's token, not by mkdtemp: recorded before it is
- * made (see storage/state.c). */
+ * made (see common/state.c). */
 int scratch_create(const char *parent, char out[PATH_LEN])
 {
 	snprintf(out, PATH_LEN, "%s/encbench-trace.%s", parent, state_token());

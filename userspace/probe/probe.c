@@ -26,9 +26,9 @@
 #include "probe.skel.h"
 #include "probe.h"
 #include "../common/bpf_ids.h"
+#include "../common/mountinfo.h"
 #include "../common/pause_point.h"
-#include "../storage/state.h"
-#include "../storage/state_undo.h"
+#include "../common/state.h"
 #include "../trace/trace.h"
 
 #define TRACEFS	      "/sys/kernel/tracing"
@@ -76,7 +76,7 @@ static int silent_print(enum libbpf_print_level l, const char *f, va_list a)
  * What we mounted, to unmount in probe_release: a run leaves no mount.
  * Each is recorded in the state file before it is made, with the run's
  * token as its source: after a SIGKILL, `teardown` unmounts it, and only
- * it (storage/state.c), not a tracefs someone mounts there later.
+ * it (common/state.c), not a tracefs someone mounts there later.
  */
 struct fs_mount {
 	const char *path, *type;

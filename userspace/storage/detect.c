@@ -17,27 +17,10 @@
 #include <unistd.h>
 
 #include "detect.h"
+#include "../common/mountinfo.h"
 #include "zfs.h"
 
 #define MAX_CHAIN_DEPTH 8
-
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape(char *s)
-{
-	char *out = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] &&
-		    s[3]) {
-			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
-					(s[3] - '0'));
-			s += 3;
-		} else {
-			*out++ = *s;
-		}
-	}
-	*out = '\0';
-}
 
 static bool path_within(const char *path, const char *mnt)
 {
@@ -72,14 +55,14 @@ int mount_of(const char *dir, struct mount_entry *m)
 			    3 ||
 		    sscanf(sep + 3, "%63s %4095s %1023s", type, src, opts) < 2)
 			continue;
-		unescape(mnt);
+		mountinfo_unescape(mnt);
 		/* The deepest mount containing dir; of mounts on the same
 		 * point, the last one (it hides the others). */
 		if (!path_within(real, mnt) || strlen(mnt) < best)
 			continue;
 		best = strlen(mnt);
 		found = true;
-		unescape(src);
+		mountinfo_unescape(src);
 		snprintf(m->mnt, sizeof(m->mnt), "%s", mnt);
 		snprintf(m->type, sizeof(m->type), "%s", type);
 		snprintf(m->source, sizeof(m->source), "%s", src);

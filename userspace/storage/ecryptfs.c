@@ -21,7 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "state.h"
+#include "../common/state.h"
 #include "state_undo.h"
 #include "target.h"
 

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "state.h"
+#include "../common/state.h"
 #include "target.h"
 
 struct ext4_priv {

@@ -17,7 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "state.h"
+#include "../common/mountinfo.h"
+#include "../common/state.h"
 #include "../common/pause_point.h"
 #include "state_undo.h"
 #include "target.h"
@@ -135,7 +136,7 @@ static int fscrypt_setup(struct stack_layer *l, const struct layer_env *env)
 	}
 	p->key_added = true;
 	/* Unrecorded for now, but in our ext4's keyring: the unmount of
-	 * that (recorded) mount drops it (storage/state.c). */
+	 * that (recorded) mount drops it (common/state.c). */
 	pause_point("made:fscrypt-key:%s", env->name);
 	err = record(p);
 	if (err)

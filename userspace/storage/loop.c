@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "state.h"
+#include "../common/state.h"
 #include "../common/pause_point.h"
 #include "state_undo.h"
 #include "target.h"

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "dmcrypt.h"
-#include "state.h"
+#include "../common/state.h"
 #include "state_undo.h"
 #include "target.h"
 

@@ -18,7 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "state.h"
+#include "../common/mountinfo.h"
+#include "../common/state.h"
 #include "state_undo.h"
 #include "target.h"
 
@@ -101,54 +102,6 @@ static int dir_undo(const struct state_rec *r)
 static int work_tree_undo(const struct state_rec *r)
 {
 	return path_undo(r, S_IFDIR, user_work_remove);
-}
-
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape(char *s)
-{
-	char *d = s;
-
-	for (; *s; s++, d++) {
-		unsigned int c;
-
-		if (s[0] == '\\' && sscanf(s + 1, "%3o", &c) == 1) {
-			*d = (char)c;
-			s += 3;
-		} else {
-			*d = *s;
-		}
-	}
-	*d = '\0';
-}
-
-/* The topmost mount at `mnt`: its fs type and source; 0 or -ENOENT. */
-int mount_at(const char *mnt, char *fstype, size_t tlen, char *source,
-	     size_t slen)
-{
-	static char line[3 * PATH_LEN], point[PATH_LEN], type[NAME_LEN],
-		src[PATH_LEN];
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	int err = -ENOENT;
-
-	while (f && fgets(line, sizeof(line), f)) {
-		char *sep = strstr(line, " - ");
-
-		if (!sep ||
-		    sscanf(line, "%*s %*s %*s %*s %4095s", point) != 1 ||
-		    sscanf(sep + 3, "%63s %4095s", type, src) != 2)
-			continue;
-		unescape(point);
-		unescape(src);
-		if (strcmp(point, mnt))
-			continue;
-		/* Later lines are mounted over earlier ones: keep the last. */
-		snprintf(fstype, tlen, "%s", type);
-		snprintf(source, slen, "%s", src);
-		err = 0;
-	}
-	if (f)
-		fclose(f);
-	return err;
 }
 
 /* name: fs type, detail: source, path: mount point. */

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "state.h"
+#include "../common/state.h"
 
 #define UNDO_GONE     0 /* not there any more: nothing to do */
 #define UNDO_REMOVED  1
@@ -27,8 +27,5 @@ int zfs_dataset_undo(const struct state_rec *r); /* zfs.c */
  * UNDO_REMOVED (yes: it may be removed), UNDO_GONE, UNDO_NOT_OURS, or
  * negative errno; its mode in *mode (if not NULL). */
 int state_path_check(const struct state_rec *r, unsigned int *mode);
-/* The topmost mount at mnt: its fs type and source; 0 or -ENOENT. */
-int mount_at(const char *mnt, char *fstype, size_t tlen, char *source,
-	     size_t slen);
 
 #endif /* ENCBENCH_STATE_UNDO_H */

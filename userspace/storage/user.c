@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "detect.h"
-#include "state.h"
+#include "../common/state.h"
 #include "target.h"
 
 struct user_priv {
@@ -64,7 +64,7 @@ static int user_setup(struct stack_layer *l, const struct layer_env *env)
 		return err;
 	}
 	/* The run's token in its name: recorded before it is made, so
-	 * that after a SIGKILL `teardown` removes it (storage/state.c). */
+	 * that after a SIGKILL `teardown` removes it (common/state.c). */
 	snprintf(work, sizeof(work), "%s/encbench-trace.%s.%s", p->st.path,
 		 state_token(), env->name);
 	p->work_rec = state_mkdir("work-tree", env->name, work, 0700);

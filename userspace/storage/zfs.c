@@ -24,7 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "state.h"
+#include "../common/mountinfo.h"
+#include "../common/state.h"
 #include "state_undo.h"
 #include "target.h"
 #include "zfs.h"

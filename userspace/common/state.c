@@ -53,7 +53,7 @@
 #include <json-c/json.h>
 
 #include "state.h"
-#include "../common/pause_point.h"
+#include "pause_point.h"
 
 #define SCHEMA "encbench-trace/state/1"
 

@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "../common/results.h"
+#include "results.h"
 
 /* Hex digits of a run's random token (64 bits). */
 #define STATE_TOKEN_LEN 16
