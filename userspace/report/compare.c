@@ -80,10 +80,10 @@ void report_sentence(const struct comparison *c, const struct result *b,
 	/* A rate: said as the rate's own change relative to BASE, then as
 	 * the penalty (time per unit of work) the table shows. */
 	if (b->s.mean == 0.0) {
-		snprintf(buf, len,
-			 "%s%s on %s cannot be put relative to %s, "
-			 "whose mean is 0",
-			 wl, what, c->target, c->baseline);
+		snprintf(
+			buf, len,
+			"%s%s on %s cannot be put relative to %s, whose mean is 0",
+			wl, what, c->target, c->baseline);
 		return;
 	}
 	between(span, sizeof(span), 100.0 * c->welch_ci95[0] / b->s.mean,

@@ -131,10 +131,9 @@ static int read_header(struct csv_pos *p, char *line, struct results *r)
 	if (n < 0)
 		return csv_bad(p, "more than %d metric columns", MAX_METRICS);
 	if (strcasecmp(field[0], "iteration"))
-		return csv_bad(p,
-			       "header must start with 'iteration', not "
-			       "'%.40s'",
-			       field[0]);
+		return csv_bad(
+			p, "header must start with 'iteration', not '%.40s'",
+			field[0]);
 	if (n < 2)
 		return csv_bad(p, "header names no metric column");
 	for (int k = 1; k < n; k++) {
@@ -144,8 +143,7 @@ static int read_header(struct csv_pos *p, char *line, struct results *r)
 		if (!plain_name(field[k]))
 			return csv_bad(
 				p,
-				"column %d has no usable name (printable, "
-				"no quotes, < %d bytes)",
+				"column %d has no usable name (printable, no quotes, < %d bytes)",
 				k + 1, NAME_LEN);
 		for (int j = 0; j < k - 1; j++)
 			if (!strcmp(r->results[j].metric.name, field[k]))
@@ -180,10 +178,10 @@ static int read_row(struct csv_pos *p, char *line, struct results *r,
 			       r->nr_results + 1);
 	if (!plain_number(field[0], &it) || it != floor(it) ||
 	    it <= (double)*last_iter || it > 1e9)
-		return csv_bad(p,
-			       "iteration '%.40s' is not a whole number "
-			       "above the previous row's",
-			       field[0]);
+		return csv_bad(
+			p,
+			"iteration '%.40s' is not a whole number above the previous row's",
+			field[0]);
 	*last_iter = (long)it;
 	for (int k = 1; k < n; k++) {
 		struct result *m = &r->results[k - 1];
@@ -195,10 +193,9 @@ static int read_row(struct csv_pos *p, char *line, struct results *r,
 			continue;
 		}
 		if (ended[k - 1])
-			return csv_bad(p,
-				       "column '%s' resumes after an empty "
-				       "cell",
-				       m->metric.name);
+			return csv_bad(
+				p, "column '%s' resumes after an empty cell",
+				m->metric.name);
 		if (!plain_number(field[k], &v))
 			return csv_bad(p,
 				       "'%.40s' is not a number (column '%s')",

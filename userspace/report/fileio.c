@@ -143,8 +143,7 @@ int report_read_file(const char *path, size_t max, char **text, size_t *len)
 	}
 	if ((size_t)st.st_size > max) {
 		fprintf(stderr,
-			"encbench-trace: %s is too large (%lld bytes, at most "
-			"%zu)\n",
+			"encbench-trace: %s is too large (%lld bytes, at most %zu)\n",
 			path, (long long)st.st_size, max);
 		err = -EFBIG;
 		goto cleanup;
@@ -206,8 +205,7 @@ int report_parse_json(const char *path, const char *text, size_t len,
 		else if (jerr == json_tokener_continue)
 			why = "unexpected end";
 		fprintf(stderr,
-			"encbench-trace: %s: not a JSON object (%s at byte "
-			"%zu)\n",
+			"encbench-trace: %s: not a JSON object (%s at byte %zu)\n",
 			path, why, end);
 		json_object_put(o);
 		json_tokener_free(tok);

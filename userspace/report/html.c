@@ -382,9 +382,9 @@ static int write_page(FILE *out, const struct results *const *runs, int n)
 	int err;
 
 	if (!chartjs)
-		fprintf(stderr, "encbench-trace: report.html has no charts: "
-				"no usable " CHARTJS_PATH
-				" (Debian package libjs-chart.js)\n");
+		fprintf(stderr,
+			"encbench-trace: report.html has no charts: no usable " CHARTJS_PATH
+			" (Debian package libjs-chart.js)\n");
 	write_head(out, runs, n);
 	write_header(out, runs, n);
 	write_verdicts(out, runs, n);

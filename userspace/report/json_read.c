@@ -93,9 +93,9 @@ static void user_targets_from(int *err, struct json_object *u,
 
 		(void)path;
 		if (i >= MAX_USER_TARGETS || strlen(name) >= NAME_LEN) {
-			jget_fail(err, -E2BIG, name,
-				  "is one target too many, or its name is "
-				  "too long");
+			jget_fail(
+				err, -E2BIG, name,
+				"is one target too many, or its name is too long");
 			break;
 		}
 		snprintf(r->user_names[i], NAME_LEN, "%s", name);
@@ -359,9 +359,9 @@ static void result_from(int *err, struct json_object *o, void *item)
 		read_doubles(err, runs, "sys_s", MAX_RAW_RUNS,
 			     r->rusage.run_sys_s, &n[2]);
 		if (!*err && (n[1] != n[0] || n[2] != n[0]))
-			jget_fail(err, -EINVAL, "runs",
-				  "of real_s, user_s and sys_s of different "
-				  "lengths");
+			jget_fail(
+				err, -EINVAL, "runs",
+				"of real_s, user_s and sys_s of different lengths");
 		r->rusage.nr_runs = n[0];
 		jctx_pop();
 	}
@@ -500,9 +500,9 @@ static void attrib_from(int *err, struct json_object *o, void *item)
 	/* Written before the stage existed: say so rather than leave it
 	 * an unexplained "unavailable". */
 	if (!a->layers[LAYER_DMCRYPT_WRITE].source[0]) {
-		snprintf(a->layers[LAYER_DMCRYPT_WRITE].source, DETAIL_LEN,
-			 "not recorded: this results.json predates the "
-			 "dmcrypt-write stage");
+		snprintf(
+			a->layers[LAYER_DMCRYPT_WRITE].source, DETAIL_LEN,
+			"not recorded: this results.json predates the dmcrypt-write stage");
 		snprintf(a->layers[LAYER_DMCRYPT_WRITE].reason, DETAIL_LEN,
 			 "not recorded in this file");
 	}

@@ -129,8 +129,7 @@ static int fscrypt_setup(struct stack_layer *l, const struct layer_env *env)
 	close(mntfd);
 	if (err) {
 		fprintf(stderr,
-			"encbench-trace: FS_IOC_ADD_ENCRYPTION_KEY on "
-			"%s: %s\n",
+			"encbench-trace: FS_IOC_ADD_ENCRYPTION_KEY on %s: %s\n",
 			p->mnt, strerror(-err));
 		return err;
 	}
@@ -151,8 +150,7 @@ static int fscrypt_setup(struct stack_layer *l, const struct layer_env *env)
 	err = set_policy(l->exposed.dir, p->key_id);
 	if (err)
 		fprintf(stderr,
-			"encbench-trace: FS_IOC_SET_ENCRYPTION_POLICY "
-			"on %s: %s\n",
+			"encbench-trace: FS_IOC_SET_ENCRYPTION_POLICY on %s: %s\n",
 			l->exposed.dir, strerror(-err));
 	return err;
 }
@@ -177,8 +175,7 @@ static void fscrypt_teardown(struct stack_layer *l)
 	err = remove_key(p->mnt, p->key_id);
 	if (err)
 		fprintf(stderr,
-			"encbench-trace: FS_IOC_REMOVE_ENCRYPTION_KEY "
-			"on %s: %s (unmount drops it)\n",
+			"encbench-trace: FS_IOC_REMOVE_ENCRYPTION_KEY on %s: %s (unmount drops it)\n",
 			p->mnt, strerror(-err));
 	/* Gone either way once the filesystem is unmounted, which the
 	 * layer below does next. */

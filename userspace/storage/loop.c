@@ -133,8 +133,7 @@ static int attach(struct loop_priv *p, char *dev, size_t devlen)
 cleanup:
 	if (err) {
 		fprintf(stderr,
-			"encbench-trace: cannot attach %s to a loop "
-			"device: %s\n",
+			"encbench-trace: cannot attach %s to a loop device: %s\n",
 			p->image, strerror(-err));
 		dev[0] = '\0';
 	}

@@ -184,13 +184,11 @@ static int dmcrypt_setup(struct stack_layer *l, const struct layer_env *env)
 		/* The kernel or libcryptsetup refused the user's choice of
 		 * cipher, key size or sector size: bad input. */
 		fprintf(stderr,
-			"encbench-trace: run: LUKS2 with cipher %s, %d-bit "
-			"key, %d-byte sectors refused: %s%s\n",
+			"encbench-trace: run: LUKS2 with cipher %s, %d-bit key, %d-byte sectors refused: %s%s\n",
 			o->cipher, o->key_bits, o->sector_size,
 			last_error[0] ? last_error : strerror(-err),
 			null_cipher_missing(o->cipher)
-				? " (the kernel's null cipher is not loaded: "
-				  "modprobe crypto_null)"
+				? " (the kernel's null cipher is not loaded: modprobe crypto_null)"
 				: "");
 		err = -EINVAL;
 		goto cleanup;

@@ -33,8 +33,7 @@ int state_path_check(const struct state_rec *r, unsigned int *mode)
 	 * would see is the mounted root, and ours cannot go anyway. */
 	if (!mount_at(r->path, type, sizeof(type), src, sizeof(src))) {
 		fprintf(stderr,
-			"encbench-trace: teardown: %s has a %s mounted on it "
-			"that is not recorded as ours: unmount it first\n",
+			"encbench-trace: teardown: %s has a %s mounted on it that is not recorded as ours: unmount it first\n",
 			r->path, type);
 		return -EBUSY;
 	}
@@ -118,9 +117,9 @@ static int mount_undo(const struct state_rec *r)
 
 		fprintf(stderr, "encbench-trace: teardown: umount %s: %s%s\n",
 			r->path, strerror(errno),
-			err == -EBUSY ? " (a process works or has files open "
-					"there: end it and run teardown again)"
-				      : "");
+			err == -EBUSY
+				? " (a process works or has files open there: end it and run teardown again)"
+				: "");
 		return err;
 	}
 	return UNDO_REMOVED;
@@ -166,8 +165,7 @@ static int undo_file(const char *path, FILE *out, int *removed)
 		return 0;
 	if (err) {
 		fprintf(stderr,
-			"encbench-trace: teardown: %s is not a state file "
-			"this version reads; left alone\n",
+			"encbench-trace: teardown: %s is not a state file this version reads; left alone\n",
 			path);
 		return 1;
 	}
@@ -191,13 +189,11 @@ static int undo_file(const char *path, FILE *out, int *removed)
 				kept ? "setup" : "run", (int)pid);
 		else if (rc == UNDO_NOT_OURS && r->pending)
 			fprintf(out,
-				"left alone %s: not made by %d (there "
-				"before it tried)\n",
+				"left alone %s: not made by %d (there before it tried)\n",
 				what, (int)pid);
 		else if (rc == UNDO_NOT_OURS)
 			fprintf(out,
-				"left alone %s: not the one %d made any "
-				"more\n",
+				"left alone %s: not the one %d made any more\n",
 				what, (int)pid);
 		if (rc >= 0) {
 			memmove(r, r + 1, (nr - i - 1) * sizeof(*r));
@@ -214,8 +210,7 @@ static int undo_file(const char *path, FILE *out, int *removed)
 	free(recs);
 	if (err)
 		fprintf(stderr,
-			"encbench-trace: teardown: cannot update %s: "
-			"%s\n",
+			"encbench-trace: teardown: cannot update %s: %s\n",
 			path, strerror(-err));
 	return left;
 }

@@ -70,8 +70,7 @@ static int user_setup(struct stack_layer *l, const struct layer_env *env)
 	p->work_rec = state_mkdir("work-tree", env->name, work, 0700);
 	if (p->work_rec < 0) {
 		fprintf(stderr,
-			"encbench-trace: target %s: cannot create a "
-			"folder in %s: %s\n",
+			"encbench-trace: target %s: cannot create a folder in %s: %s\n",
 			env->name, p->st.path, strerror(-p->work_rec));
 		return p->work_rec;
 	}
