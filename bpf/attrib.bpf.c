@@ -74,6 +74,9 @@ __u32 tracing_on = 0;
 __u32 filter_dm = 0;
 __u32 root_tgid = 0;
 __u32 filter_devs = 0;
+/* User space sets PID_TRACED bits too (it has mapped pid_bits): only
+ * then may a clear one skip the lookup in `traced`. */
+__u32 traced_bits = 0;
 /* `trace --cgroup`: the cgroup v2 id whose tasks count too (0: none). */
 __u64 cgroup_id = 0;
 
@@ -96,6 +99,57 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } traced SEC(".maps");
+
+/*
+ * PID_BITS_PER_WORD pids per word, a nibble each (enum pid_bit): a clear
+ * bit says the hash map it stands for has no entry for that pid, so the
+ * programs that run for every syscall, context switch, wakeup and CPU
+ * sample on the machine leave after one lookup in this array, which the
+ * verifier inlines, instead of one hash lookup or more. A set bit only
+ * sends them on to the hash map. Bits are set before the entry is made
+ * and cleared after it is gone, so they cover every entry. User space
+ * sizes the map from pid_max (a pid beyond it is always looked up) and
+ * sets PID_TRACED through its mmap of the map, atomically as the
+ * programs do (a plain update could undo another pid's bit).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, PID_BITS_MAX_PIDS / PID_BITS_PER_WORD);
+	__type(key, __u32);
+	__type(value, __u64);
+} pid_bits SEC(".maps");
+
+static __always_inline __u64 *pid_word(__u32 pid)
+{
+	__u32 key = pid / PID_BITS_PER_WORD;
+
+	return bpf_map_lookup_elem(&pid_bits, &key);
+}
+
+/* Whether pid may have an entry in one of the maps of `bits`. */
+static __always_inline bool pid_may(__u32 pid, __u64 bits)
+{
+	__u64 *w = pid_word(pid);
+
+	return !w || (*w >> PID_BITS_SHIFT(pid) & bits);
+}
+
+static __always_inline void pid_mark(__u32 pid, __u64 bits)
+{
+	__u64 *w = pid_word(pid);
+
+	if (w && !(*w >> PID_BITS_SHIFT(pid) & bits))
+		__sync_fetch_and_or(w, bits << PID_BITS_SHIFT(pid));
+}
+
+static __always_inline void pid_unmark(__u32 pid, __u64 bits)
+{
+	__u64 *w = pid_word(pid);
+
+	if (w && (*w >> PID_BITS_SHIFT(pid) & bits))
+		__sync_fetch_and_and(w, ~(bits << PID_BITS_SHIFT(pid)));
+}
 
 /* Syscall nr -> SYS_OP_* encoding of attrib.h. */
 struct {
@@ -315,7 +369,8 @@ static __always_inline __u32 sys_op_of(struct pt_regs *regs, __u32 v)
  * task of the traced cgroup. */
 static __always_inline bool is_traced(__u32 tgid)
 {
-	if (bpf_map_lookup_elem(&traced, &tgid))
+	if ((!traced_bits || pid_may(tgid, PID_TRACED)) &&
+	    bpf_map_lookup_elem(&traced, &tgid))
 		return true;
 	return cgroup_id && bpf_get_current_cgroup_id() == cgroup_id;
 }
@@ -340,6 +395,7 @@ static __always_inline int on_sys_enter(__u64 *ctx)
 	if (!op)
 		return 0;
 	tid = (__u32)pid_tgid;
+	pid_mark(tid, PID_CALLER);
 	now = bpf_ktime_get_ns();
 	/* The wait decomposition follows the calls that are timed. */
 	if (item_start(&sys_start, &tid, LAYER_SYSCALL, op - 1, now, now))
@@ -410,18 +466,22 @@ static __always_inline int on_iou_complete(__u64 *ctx)
 }
 
 /* Every syscall on the machine ends here: a thread with no timed call
- * leaves at the first lookup, without reading the clock. */
+ * leaves at its pid bits, without a hash lookup or the clock. */
 static __always_inline int on_sys_exit(__u64 *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct start *v = bpf_map_lookup_elem(&sys_start, &tid);
+	struct start *v;
 	__u64 now;
 
+	if (!pid_may(tid, PID_CALLER))
+		return 0;
+	v = bpf_map_lookup_elem(&sys_start, &tid);
 	if (!v)
 		return 0;
 	now = bpf_ktime_get_ns();
 	item_end_v(&sys_start, &tid, v, LAYER_SYSCALL, now, true);
 	wait_sys_exit(tid, now);
+	pid_unmark(tid, PID_CALLER);
 	return 0;
 }
 
@@ -446,6 +506,7 @@ static __always_inline int on_fork(__u64 *ctx)
 	if (ptgid == root_tgid ? !tracing_on
 			       : !bpf_map_lookup_elem(&traced, &ptgid))
 		return 0;
+	pid_mark(ctgid, PID_TRACED);
 	bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
 	return 0;
 }
@@ -461,7 +522,8 @@ static __always_inline int on_exit(__u64 *ctx)
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;
 	tgid = BPF_CORE_READ(p, tgid);
-	bpf_map_delete_elem(&traced, &tgid);
+	if (!bpf_map_delete_elem(&traced, &tgid))
+		pid_unmark(tgid, PID_TRACED);
 	return 0;
 }
 
@@ -533,11 +595,11 @@ static __always_inline __u64 dm_origin_queued(struct bio *bio)
  * synchronous cipher, submit it from the crypt context), the clone never
  * waited for the thread: its item ends uncounted.
  */
-static __always_inline void dmw_queued(struct bio *bio, __u64 now)
+static __always_inline void dmw_queued(struct bio *bio)
 {
 	struct dm_crypt_io___x *io;
 	struct task_struct *thread;
-	__u64 key;
+	__u64 key, now;
 
 	if (!filter_dm || !bpf_core_type_exists(struct dm_crypt_io___x))
 		return;
@@ -545,6 +607,7 @@ static __always_inline void dmw_queued(struct bio *bio, __u64 now)
 	key = (__u64)io;
 	if (!bpf_map_lookup_elem(&dmw_start, &key))
 		return;
+	now = bpf_ktime_get_ns();
 	thread = BPF_CORE_READ(io, cc, write_thread);
 	if (thread != (void *)bpf_get_current_task()) {
 		item_end(&dmw_start, &key, LAYER_DMCRYPT_WRITE, now, false);
@@ -566,7 +629,7 @@ static __always_inline int on_bio_queue(__u64 *ctx)
 	int grp;
 
 	/* Items in flight end also while paused (trace_pause). */
-	dmw_queued(bio, bpf_ktime_get_ns());
+	dmw_queued(bio);
 	if (!tracing_on)
 		return 0;
 	grp = op_group(BPF_CORE_READ(bio, bi_opf));
@@ -986,6 +1049,7 @@ static __always_inline int on_execute_start(__u64 *ctx)
 	if (op < 0)
 		return 0;
 	tid = (__u32)bpf_get_current_pid_tgid();
+	pid_mark(tid, PID_CRYPT_ITEM);
 	item_start(&cx_start, &tid, LAYER_CRYPT, op, now, now);
 	wait_dmio_work(work, op, DMIO_CRYPT, now);
 	return 0;
@@ -994,15 +1058,21 @@ static __always_inline int on_execute_start(__u64 *ctx)
 static __always_inline int on_execute_end(__u64 *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct start *v = bpf_map_lookup_elem(&cx_start, &tid);
-	struct served_worker *wk = bpf_map_lookup_elem(&workers, &tid);
+	struct start *v = NULL;
+	struct served_worker *wk = NULL;
 	__u64 now;
 
+	if (pid_may(tid, PID_CRYPT_ITEM))
+		v = bpf_map_lookup_elem(&cx_start, &tid);
+	if (pid_may(tid, PID_WORKER))
+		wk = bpf_map_lookup_elem(&workers, &tid);
 	if (!v && (!wk || !wk->kind))
 		return 0;
 	now = bpf_ktime_get_ns();
-	if (v)
+	if (v) {
 		item_end_v(&cx_start, &tid, v, LAYER_CRYPT, now, true);
+		pid_unmark(tid, PID_CRYPT_ITEM);
+	}
 	if (wk)
 		wait_execute_end(wk, now);
 	return 0;
@@ -1040,8 +1110,22 @@ TP_PAIR(workqueue_execute_end, on_execute_end)
 TP_PAIR(io_uring_submit_req, on_iou_submit)
 TP_PAIR(io_uring_submit_sqe, on_iou_submit)
 TP_PAIR(io_uring_complete, on_iou_complete)
-TP_PAIR(sched_switch, on_sched_switch)
-TP_PAIR(sched_waking, on_sched_waking)
+/* The same, for handlers that read BTF-typed arguments directly in the
+ * tp_btf flavour (their second argument: whether they may). */
+#define TP_PAIR_BTF(tp, handler)                                               \
+	SEC("tp_btf/" #tp)                                                     \
+	int tp##_btf(__u64 *ctx)                                               \
+	{                                                                      \
+		return handler(ctx, true);                                     \
+	}                                                                      \
+	SEC("raw_tp/" #tp)                                                     \
+	int tp##_raw(__u64 *ctx)                                               \
+	{                                                                      \
+		return handler(ctx, false);                                    \
+	}
+
+TP_PAIR_BTF(sched_switch, on_sched_switch)
+TP_PAIR_BTF(sched_waking, on_sched_waking)
 
 /* ---- crypt, write side: fscrypt encrypts synchronously ------------
  * fscrypt_encrypt_pagecache_blocks() runs in writeback (ext4_bio_write_

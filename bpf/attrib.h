@@ -98,6 +98,22 @@ enum crypt_work_kind {
 
 #define NR_CRYPT_WORK_KINDS (CRYPT_WORK_FSCRYPT_BH + 1)
 
+/*
+ * The pid_bits map (attrib.bpf.c): a nibble per pid saying which hash maps
+ * may hold an entry for it. Sized by user space from pid_max, up to
+ * PID_BITS_MAX_PIDS (512 KiB); pids beyond it are always looked up.
+ */
+enum pid_bit {
+	PID_CALLER = 1,	    /* a thread in a timed syscall: sys_start, thr */
+	PID_WORKER = 2,	    /* a worker the caller waits on: workers */
+	PID_TRACED = 4,	    /* a process whose syscalls count: traced */
+	PID_CRYPT_ITEM = 8, /* a worker running crypto work: cx_start */
+};
+
+#define PID_BITS_PER_WORD 16
+#define PID_BITS_SHIFT(p) ((p) % PID_BITS_PER_WORD * 4)
+#define PID_BITS_MAX_PIDS (1u << 20)
+
 #include "wait.h"
 
 #endif /* __ATTRIB_H */

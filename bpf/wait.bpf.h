@@ -133,10 +133,17 @@ struct task_struct___o {
 	volatile long state;
 } __attribute__((preserve_access_index));
 
-static __always_inline long task_state(struct task_struct *t)
+/*
+ * A task's field: where the program's BTF types its arguments (tp_btf,
+ * btf a constant true) a direct load, which the verifier checks, instead
+ * of a helper call per read; BPF_CORE_READ in the raw_tp flavour.
+ */
+#define TASK_READ(btf, t, field) ((btf) ? (t)->field : BPF_CORE_READ(t, field))
+
+static __always_inline long task_state(struct task_struct *t, bool btf)
 {
 	if (bpf_core_field_exists(t->__state))
-		return BPF_CORE_READ(t, __state);
+		return TASK_READ(btf, t, __state);
 	return BPF_CORE_READ((struct task_struct___o *)t, state);
 }
 
@@ -400,7 +407,8 @@ static __always_inline void split_blocked(void *ctx, struct thr_wait *t,
 		return;
 	ns = now - t->last;
 	from = t->last;
-	wk = bpf_map_lookup_elem(&workers, &waker);
+	wk = pid_may(waker, PID_WORKER) ? bpf_map_lookup_elem(&workers, &waker)
+					: NULL;
 	if (wk && wk->kind == WORKER_CRYPT + 1) {
 		struct io_times io = wk->io;
 
@@ -463,15 +471,20 @@ static __always_inline void worker_runq(struct worker_stat *ws, __u64 ns)
 
 /* Every wakeup and context switch on the machine runs these: the clock is
  * read only once a thread of ours is involved. */
-static __always_inline int on_sched_waking(__u64 *ctx)
+static __always_inline int on_sched_waking(__u64 *ctx, bool btf)
 {
 	struct task_struct *p = (void *)ctx[0];
-	__u32 tid = BPF_CORE_READ(p, pid);
-	struct served_worker *wk = bpf_map_lookup_elem(&workers, &tid);
-	struct thr_wait *t = bpf_map_lookup_elem(&thr, &tid);
-	bool wk_woken = wk && !wk->woke && !wk->on;
+	__u32 tid = TASK_READ(btf, p, pid);
+	struct served_worker *wk = NULL;
+	struct thr_wait *t = NULL;
+	bool wk_woken;
 	__u64 now;
 
+	if (pid_may(tid, PID_WORKER))
+		wk = bpf_map_lookup_elem(&workers, &tid);
+	if (pid_may(tid, PID_CALLER))
+		t = bpf_map_lookup_elem(&thr, &tid);
+	wk_woken = wk && !wk->woke && !wk->on;
 	if (!wk_woken && (!t || t->state != THR_BLOCKED))
 		return 0;
 	now = bpf_ktime_get_ns();
@@ -485,26 +498,33 @@ static __always_inline int on_sched_waking(__u64 *ctx)
 	return 0;
 }
 
-static __always_inline int on_sched_switch(__u64 *ctx)
+static __always_inline int on_sched_switch(__u64 *ctx, bool btf)
 {
 	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
-	__u32 ptid = BPF_CORE_READ(prev, pid), ntid = BPF_CORE_READ(next, pid);
-	struct thr_wait *t = bpf_map_lookup_elem(&thr, &ptid);
-	struct thr_wait *tn = bpf_map_lookup_elem(&thr, &ntid);
-	struct served_worker *wk = bpf_map_lookup_elem(&workers, &ptid);
-	struct served_worker *wkn = bpf_map_lookup_elem(&workers, &ntid);
+	__u32 ptid = TASK_READ(btf, prev, pid),
+	      ntid = TASK_READ(btf, next, pid);
+	struct thr_wait *t = NULL, *tn = NULL;
+	struct served_worker *wk = NULL, *wkn = NULL;
 	bool runnable;
 	struct done_rec *d;
 	__u32 zero = 0;
 	__u64 now, ns;
 
 	d = bpf_map_lookup_elem(&done, &zero);
-	if (d)
+	if (d && d->valid)
 		d->valid = 0;
+	if (pid_may(ptid, PID_CALLER))
+		t = bpf_map_lookup_elem(&thr, &ptid);
+	if (pid_may(ntid, PID_CALLER))
+		tn = bpf_map_lookup_elem(&thr, &ntid);
+	if (pid_may(ptid, PID_WORKER))
+		wk = bpf_map_lookup_elem(&workers, &ptid);
+	if (pid_may(ntid, PID_WORKER))
+		wkn = bpf_map_lookup_elem(&workers, &ntid);
 	if (!t && !tn && !wk && !wkn)
 		return 0;
 	/* Still TASK_RUNNING: preempted (or yielded), so runnable. */
-	runnable = task_state(prev) == 0;
+	runnable = task_state(prev, btf) == 0;
 	now = bpf_ktime_get_ns();
 	if (t && t->state == THR_ON_CPU) {
 		struct wait_stat *w = wait_stat_of(t->op);
@@ -562,18 +582,28 @@ static __always_inline void sample_occupant(__u32 tid)
 {
 	struct served_worker *wk;
 	struct wait_stat *w;
-	__u32 cls = NR_WORKER_KINDS;
+	__u32 cls = NR_WORKER_KINDS, behind = 0;
 
 	if (!tid)
 		return;
-	wk = bpf_map_lookup_elem(&workers, &tid);
+	/* Most samples find no caller runnable: those need no lookup of
+	 * whose the task is. */
+	for (__u32 op = 0; op < NR_OPS; op++) {
+		w = wait_stat_of(op);
+		if (w && w->runnable > 0)
+			behind |= 1u << op;
+	}
+	if (!behind)
+		return;
+	wk = pid_may(tid, PID_WORKER) ? bpf_map_lookup_elem(&workers, &tid)
+				      : NULL;
 	if (wk && wk->kind && wk->kind <= NR_WORKER_KINDS)
 		cls = wk->kind - 1;
 	else if (wk && wk->thread_kind && wk->thread_kind <= NR_WORKER_KINDS)
 		cls = wk->thread_kind - 1;
 	for (__u32 op = 0; op < NR_OPS; op++) {
 		w = wait_stat_of(op);
-		if (w && w->runnable > 0 && cls <= NR_WORKER_KINDS)
+		if (w && (behind & 1u << op) && cls <= NR_WORKER_KINDS)
 			__sync_fetch_and_add(&w->behind_samples[cls], 1);
 	}
 }
@@ -609,11 +639,12 @@ int wait_sample(void *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct stack_key key = {};
-	struct thr_wait *t;
+	struct thr_wait *t = NULL;
 	struct wait_stat *w;
 	long id;
 
-	t = bpf_map_lookup_elem(&thr, &tid);
+	if (pid_may(tid, PID_CALLER))
+		t = bpf_map_lookup_elem(&thr, &tid);
 	if (!t) {
 		sample_occupant(tid);
 		if (zfs_sample_workers && tracing_on)
@@ -715,6 +746,7 @@ static __always_inline void wait_dmw_thread(struct task_struct *thread)
 
 	if (!tid)
 		return;
+	pid_mark(tid, PID_WORKER);
 	wk = bpf_map_lookup_elem(&workers, &tid);
 	if (wk)
 		wk->thread_kind = WORKER_DMCRYPT_WRITE + 1;
@@ -830,6 +862,7 @@ static __always_inline void wait_execute_start(struct work_struct *work,
 	tid = (__u32)bpf_get_current_pid_tgid();
 	wk = bpf_map_lookup_elem(&workers, &tid);
 	if (!wk) {
+		pid_mark(tid, PID_WORKER);
 		bpf_map_update_elem(&workers, &tid, &init, BPF_ANY);
 		wk = bpf_map_lookup_elem(&workers, &tid);
 		if (!wk)

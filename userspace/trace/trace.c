@@ -47,6 +47,7 @@ struct tracer {
 	char zfs_why[DETAIL_LEN];
 	struct trace_filter filter;
 	struct wait_tracer wait;
+	struct pid_bits pid_bits;
 	/* The open window, and what the closed ones of this phase add up to
 	 * (see window_open). */
 	bool window_open;
@@ -249,6 +250,7 @@ static int open_load(struct tracer *tr, bool btf, enum enc_method enc,
 	set_arg_layout(tr->skel);
 	memcpy(tr->skel->rodata->ctx_delta, tr->cw.ctx_delta,
 	       sizeof(tr->cw.ctx_delta));
+	pid_bits_size(tr->skel->maps.pid_bits);
 	err = attrib_bpf__load(tr->skel);
 	if (err) {
 		snprintf(why, len, "loading the BPF programs: %s (%s)",
@@ -513,6 +515,9 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 	}
 	if (err)
 		goto out;
+	/* Unmapped, the programs look every process up in `traced`. */
+	tr->skel->bss->traced_bits =
+		pid_bits_map(&tr->pid_bits, tr->skel->maps.pid_bits);
 	err = fill_sys_ops(bpf_map__fd(tr->skel->maps.sys_ops));
 	err = err ?: fill_crypt_funcs(tr);
 
@@ -662,6 +667,18 @@ static void window_close(struct tracer *tr)
 	tr->window_open = false;
 }
 
+/* Process pid's syscalls count from now on; its bit first, so that the
+ * programs never skip the entry (pid_bits in attrib.bpf.c). */
+static int traced_add(struct tracer *tr, pid_t pid)
+{
+	__u32 key = pid;
+	__u8 one = 1;
+
+	pid_bits_mark(&tr->pid_bits, key, PID_TRACED);
+	return bpf_map_update_elem(bpf_map__fd(tr->skel->maps.traced), &key,
+				   &one, BPF_ANY);
+}
+
 int trace_begin(struct tracer *tr, const struct trace_filter *f)
 {
 	struct attrib_bpf *skel;
@@ -714,14 +731,8 @@ int trace_begin(struct tracer *tr, const struct trace_filter *f)
 	skel->bss->root_tgid = f->parent_tgid;
 	skel->bss->zfs_sample_workers = f->nr_zfs_objsets && !tr->zc;
 	skel->bss->cgroup_id = f->cgroup_id;
-	if (f->pid > 0) {
-		__u32 key = f->pid;
-		__u8 one = 1;
-
-		if (bpf_map_update_elem(bpf_map__fd(skel->maps.traced), &key,
-					&one, BPF_ANY))
-			return -errno;
-	}
+	if (f->pid > 0 && traced_add(tr, f->pid))
+		return -errno;
 	memset(tr->kreq_acc, 0, sizeof(tr->kreq_acc));
 	tr->misses_acc = 0;
 	tr->wall_acc_ns = 0;
@@ -747,15 +758,9 @@ int trace_resume(struct tracer *tr)
 
 int trace_follow(struct tracer *tr, pid_t pid)
 {
-	__u32 key = pid;
-	__u8 one = 1;
-
 	if (!tr || pid <= 0)
 		return -EINVAL;
-	if (bpf_map_update_elem(bpf_map__fd(tr->skel->maps.traced), &key, &one,
-				BPF_ANY))
-		return -errno;
-	return 0;
+	return traced_add(tr, pid) ? -errno : 0;
 }
 
 void trace_filter_dmcrypt(struct trace_filter *f, const struct target_info *t)
@@ -892,6 +897,7 @@ void trace_close(struct tracer *tr)
 		return;
 	wait_close(&tr->wait);
 	zfscrypt_close(tr->zc);
+	pid_bits_unmap(&tr->pid_bits);
 	attrib_bpf__destroy(tr->skel);
 	free(tr);
 }

@@ -103,6 +103,18 @@ bool iou_autoload(const struct btf *vmlinux, const char *prog);
 struct bpf_map;
 void map_clear(struct bpf_map *map);
 
+/* pid_bits.c: attrib.bpf.c's pid_bits map, mapped. */
+struct pid_bits {
+	uint64_t *words;
+	uint32_t nr_words;
+	size_t len;
+};
+
+void pid_bits_size(struct bpf_map *map);
+bool pid_bits_map(struct pid_bits *pb, struct bpf_map *map);
+void pid_bits_mark(struct pid_bits *pb, uint32_t pid, uint64_t bits);
+void pid_bits_unmap(struct pid_bits *pb);
+
 /* wait.c: the wait decomposition's user-space half. */
 struct attrib_bpf;
 struct ksym_range;
