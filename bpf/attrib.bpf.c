@@ -8,7 +8,10 @@
  *
  * Every tracepoint program exists twice, tp_btf (preferred) and raw_tp
  * (fallback); user space turns autoload off for the flavour it does not
- * use. Pointers are read with BPF_CORE_READ so one handler serves both.
+ * use. Pointers are read with BPF_CORE_READ so one handler serves both;
+ * the handlers that run for every request, work item and context switch
+ * take the flavour (TP_PAIR_BTF) and read their arguments' fields
+ * directly in tp_btf (BTF_READ), without a helper call per field.
  */
 #include "core_fixes.bpf.h" /* first: it includes vmlinux.h */
 #include <bpf/bpf_helpers.h>
@@ -312,14 +315,14 @@ static __always_inline bool dev_ok(__u32 dev)
 }
 
 /* A bio of the target: its whole disk or its partition is filtered. */
-static __always_inline bool bio_dev_ok(struct bio *bio)
+static __always_inline bool bio_dev_ok(struct bio *bio, bool btf)
 {
 	if (!bio)
 		return false;
 	if (!filter_devs)
 		return true;
-	return dev_ok(disk_dev(get_gendisk(bio))) ||
-	       dev_ok(get_bio_bdev_dev(bio));
+	return dev_ok(disk_dev(get_gendisk(bio, btf), btf)) ||
+	       dev_ok(get_bio_bdev_dev(bio, btf));
 }
 
 /* The pointer at ctx_delta[kind] from the work item (see ctx_delta). */
@@ -619,7 +622,7 @@ static __always_inline void dmw_queued(struct bio *bio)
 	wait_dmw_submitted();
 }
 
-static __always_inline int on_bio_queue(__u64 *ctx)
+static __always_inline int on_bio_queue(__u64 *ctx, bool btf)
 {
 	struct bio *bio = (void *)ctx_arg(ctx, bio_queue_arg);
 	struct start v = {};
@@ -632,23 +635,23 @@ static __always_inline int on_bio_queue(__u64 *ctx)
 	dmw_queued(bio);
 	if (!tracing_on)
 		return 0;
-	grp = op_group(BPF_CORE_READ(bio, bi_opf));
+	grp = op_group(BTF_READ(btf, bio, bi_opf));
 	if (grp < 0)
 		return 0;
 	op = grp;
 	/* An empty REQ_PREFLUSH write (blkdev_issue_flush) never has its
 	 * own request issued: the flush machinery issues a flush request
 	 * and completes the original without block_rq_issue. */
-	if (!BPF_CORE_READ(bio, bi_iter.bi_size))
+	if (!BTF_READ(btf, bio, bi_iter.bi_size))
 		return 0;
-	disk = get_gendisk(bio);
-	if (!disk || !bio_dev_ok(bio))
+	disk = get_gendisk(bio, btf);
+	if (!disk || !bio_dev_ok(bio, btf))
 		return 0;
 	key = (__u64)bio;
 	now = bpf_ktime_get_ns();
 	/* Only request-based (blk-mq) devices issue requests: a bio on a
 	 * bio-based device (dm) lives in `dm` until block_bio_complete. */
-	if (!BPF_CORE_READ(disk, queue, mq_ops)) {
+	if (!BTF_READ(btf, disk, queue, mq_ops)) {
 		item_start(&dm_start, &key, LAYER_DM, op, now, now);
 		return 0;
 	}
@@ -708,9 +711,9 @@ static __always_inline int on_bio_merge(__u64 *ctx)
  * bio it serves was (0: none).
  */
 static __always_inline __u64 rq_queue_end(struct request *rq, __u64 now,
-					  bool count, __u64 *dm)
+					  bool count, __u64 *dm, bool btf)
 {
-	struct bio *bio = BPF_CORE_READ(rq, bio);
+	struct bio *bio = BTF_READ(btf, rq, bio);
 	struct start *v;
 	__u64 key, ts;
 
@@ -725,19 +728,19 @@ static __always_inline __u64 rq_queue_end(struct request *rq, __u64 now,
 				   count);
 			return ts;
 		}
-		bio = BPF_CORE_READ(bio, bi_next);
+		bio = BTF_READ(btf, bio, bi_next);
 	}
 	return 0;
 }
 
-static __always_inline bool rq_dev_ok(struct request *rq)
+static __always_inline bool rq_dev_ok(struct request *rq, bool btf)
 {
 	struct bio *bio;
 
-	if (!filter_devs || dev_ok(disk_dev(get_disk(rq))))
+	if (!filter_devs || dev_ok(disk_dev(get_disk(rq, btf), btf)))
 		return true;
-	bio = BPF_CORE_READ(rq, bio);
-	return bio && dev_ok(get_bio_bdev_dev(bio));
+	bio = BTF_READ(btf, rq, bio);
+	return bio && dev_ok(get_bio_bdev_dev(bio, btf));
 }
 
 /* A request merged into another one is never issued. */
@@ -747,8 +750,8 @@ static __always_inline int on_rq_merge(__u64 *ctx)
 
 	__u64 dm;
 
-	if (rq_dev_ok(rq))
-		rq_queue_end(rq, bpf_ktime_get_ns(), false, &dm);
+	if (rq_dev_ok(rq, false))
+		rq_queue_end(rq, bpf_ktime_get_ns(), false, &dm, false);
 	return 0;
 }
 
@@ -757,9 +760,9 @@ static __always_inline int on_rq_merge(__u64 *ctx)
  * allocated (start_time_ns; 0 where the queue keeps no I/O statistics).
  * A requeued request keeps it; a freed and reallocated one gets a new one.
  */
-static __always_inline __u32 rq_incarnation(struct request *rq)
+static __always_inline __u32 rq_incarnation(struct request *rq, bool btf)
 {
-	return (__u32)BPF_CORE_READ(rq, start_time_ns);
+	return (__u32)BTF_READ(btf, rq, start_time_ns);
 }
 
 /*
@@ -780,7 +783,7 @@ static __always_inline void rq_unseen(__u64 *key, __u32 op, __u64 now)
 	stat_busy_end(s, now);
 }
 
-static __always_inline int on_rq_issue(__u64 *ctx)
+static __always_inline int on_rq_issue(__u64 *ctx, bool btf)
 {
 	struct request *rq = (void *)ctx_arg(ctx, rq_issue_arg);
 	__u64 key = (__u64)rq, now;
@@ -788,18 +791,18 @@ static __always_inline int on_rq_issue(__u64 *ctx)
 	int grp;
 
 	/* Not the target's: none of its bios was queued here either. */
-	if (!rq_dev_ok(rq))
+	if (!rq_dev_ok(rq, btf))
 		return 0;
 	now = bpf_ktime_get_ns();
-	v.queued = rq_queue_end(rq, now, true, &v.dm);
+	v.queued = rq_queue_end(rq, now, true, &v.dm, btf);
 	/* Its previous life is still here: that one's end went unseen. */
-	v.incarnation = rq_incarnation(rq);
+	v.incarnation = rq_incarnation(rq, btf);
 	old = bpf_map_lookup_elem(&rq_start, &key);
 	if (old && old->incarnation != v.incarnation)
 		rq_unseen(&key, old->op, now);
 	if (!tracing_on)
 		return 0;
-	grp = op_group(BPF_CORE_READ(rq, cmd_flags));
+	grp = op_group(BTF_READ(btf, rq, cmd_flags));
 	if (grp < 0)
 		return 0;
 	v.ts = now;
@@ -848,12 +851,13 @@ static __always_inline bool rq_in_flush_seq(struct request *rq)
  * (REQ_OP_FLUSH, not timed) and ends the original, which the kernel
  * counts as a completed write request.
  */
-static __always_inline void rq_end_unissued(struct request *rq, __u64 *key)
+static __always_inline void rq_end_unissued(struct request *rq, __u64 *key,
+					    bool btf)
 {
 	__u32 *done = bpf_map_lookup_elem(&flush_done, key);
 	struct layer_stat *s;
 
-	if (done && *done == rq_incarnation(rq)) {
+	if (done && *done == rq_incarnation(rq, btf)) {
 		bpf_map_delete_elem(&flush_done, key);
 		return;
 	}
@@ -863,7 +867,7 @@ static __always_inline void rq_end_unissued(struct request *rq, __u64 *key)
 }
 
 /* block_rq_complete(rq, error, nr_bytes) */
-static __always_inline int on_rq_complete(__u64 *ctx)
+static __always_inline int on_rq_complete(__u64 *ctx, bool btf)
 {
 	struct request *rq = (void *)ctx[0];
 	__u64 key = ctx[0];
@@ -879,9 +883,9 @@ static __always_inline int on_rq_complete(__u64 *ctx)
 		return 0;
 	}
 	if (tracing_on && !(__u32)ctx[2] &&
-	    op_group(BPF_CORE_READ(rq, cmd_flags)) == EB_OP_WRITE &&
-	    rq_dev_ok(rq))
-		rq_end_unissued(rq, &key);
+	    op_group(BTF_READ(btf, rq, cmd_flags)) == EB_OP_WRITE &&
+	    rq_dev_ok(rq, btf))
+		rq_end_unissued(rq, &key, btf);
 	return 0;
 }
 
@@ -901,7 +905,7 @@ int rq_sweep(__u64 *ctx)
 	if (!v)
 		return 0;
 	if (BPF_CORE_READ(rq, state) != MQ_RQ_IDLE &&
-	    v->incarnation == rq_incarnation(rq))
+	    v->incarnation == rq_incarnation(rq, false))
 		return 0;
 	rq_unseen(&key, v->op, bpf_ktime_get_ns());
 	return 0;
@@ -918,7 +922,7 @@ static __always_inline int dmcrypt_io_op(struct dm_crypt_io___x *io)
 	if (!bpf_core_type_exists(struct dm_crypt_io___x))
 		return -1;
 	bio = BPF_CORE_READ(io, base_bio);
-	if (!bio_dev_ok(bio))
+	if (!bio_dev_ok(bio, false))
 		return -1;
 	return op_group(BPF_CORE_READ(bio, bi_opf));
 }
@@ -942,7 +946,7 @@ static __always_inline bool bio_work_dev_ok(struct work_struct *work,
 {
 	if (!filter_devs || !delta)
 		return true;
-	return bio_dev_ok(ctx_ptr(work, delta));
+	return bio_dev_ok(ctx_ptr(work, delta), false);
 }
 
 /* decrypt_bh's context holds a buffer_head: its block device. */
@@ -961,7 +965,7 @@ static __always_inline bool bh_work_dev_ok(struct work_struct *work,
 	if (!bdev)
 		return false;
 	return dev_ok(BPF_CORE_READ(bdev, bd_dev)) ||
-	       dev_ok(disk_dev(BPF_CORE_READ(bdev, bd_disk)));
+	       dev_ok(disk_dev(BPF_CORE_READ(bdev, bd_disk), false));
 }
 
 /*
@@ -995,7 +999,7 @@ static __always_inline int crypt_work_op(struct work_struct *work, __u64 func)
 	return -1;
 }
 
-static __always_inline int on_queue_work(__u64 *ctx)
+static __always_inline int on_queue_work(__u64 *ctx, bool btf)
 {
 	struct work_struct *work = (void *)ctx[2];
 	__u64 key = (__u64)work, now;
@@ -1003,7 +1007,7 @@ static __always_inline int on_queue_work(__u64 *ctx)
 
 	if (!tracing_on)
 		return 0;
-	op = crypt_work_op(work, (__u64)BPF_CORE_READ(work, func));
+	op = crypt_work_op(work, (__u64)BTF_READ(btf, work, func));
 	if (op < 0)
 		return 0;
 	now = bpf_ktime_get_ns();
@@ -1018,10 +1022,10 @@ static __always_inline int on_queue_work(__u64 *ctx)
  * execute_end must not read it. Every work item on the machine passes
  * here: one that is neither crypto work of the target's nor a worker's
  * the caller waits on leaves before the clock is read. */
-static __always_inline int on_execute_start(__u64 *ctx)
+static __always_inline int on_execute_start(__u64 *ctx, bool btf)
 {
 	struct work_struct *work = (void *)ctx[0];
-	__u64 key = (__u64)work, func = (__u64)BPF_CORE_READ(work, func);
+	__u64 key = (__u64)work, func = (__u64)BTF_READ(btf, work, func);
 	__u64 now, queued = 0;
 	__u32 *worker = NULL;
 	struct start *q;
@@ -1090,26 +1094,6 @@ static __always_inline int on_execute_end(__u64 *ctx)
 		return handler(ctx);                                           \
 	}
 
-TP_PAIR(sys_enter, on_sys_enter)
-TP_PAIR(sys_exit, on_sys_exit)
-TP_PAIR(sched_process_fork, on_fork)
-TP_PAIR(sched_process_exit, on_exit)
-TP_PAIR(block_bio_queue, on_bio_queue)
-TP_PAIR(block_split, on_split)
-TP_PAIR(block_bio_backmerge, on_bio_merge)
-TP_PAIR(block_bio_frontmerge, on_bio_merge)
-TP_PAIR(block_rq_merge, on_rq_merge)
-TP_PAIR(block_rq_issue, on_rq_issue)
-TP_PAIR(block_rq_requeue, on_rq_requeue)
-TP_PAIR(block_rq_complete, on_rq_complete)
-TP_PAIR(block_bio_complete, on_bio_complete)
-TP_PAIR(workqueue_queue_work, on_queue_work)
-TP_PAIR(workqueue_execute_start, on_execute_start)
-TP_PAIR(workqueue_execute_end, on_execute_end)
-/* Loaded only where the tracepoint exists (trace.c: iou_autoload). */
-TP_PAIR(io_uring_submit_req, on_iou_submit)
-TP_PAIR(io_uring_submit_sqe, on_iou_submit)
-TP_PAIR(io_uring_complete, on_iou_complete)
 /* The same, for handlers that read BTF-typed arguments directly in the
  * tp_btf flavour (their second argument: whether they may). */
 #define TP_PAIR_BTF(tp, handler)                                               \
@@ -1124,6 +1108,26 @@ TP_PAIR(io_uring_complete, on_iou_complete)
 		return handler(ctx, false);                                    \
 	}
 
+TP_PAIR(sys_enter, on_sys_enter)
+TP_PAIR(sys_exit, on_sys_exit)
+TP_PAIR(sched_process_fork, on_fork)
+TP_PAIR(sched_process_exit, on_exit)
+TP_PAIR_BTF(block_bio_queue, on_bio_queue)
+TP_PAIR(block_split, on_split)
+TP_PAIR(block_bio_backmerge, on_bio_merge)
+TP_PAIR(block_bio_frontmerge, on_bio_merge)
+TP_PAIR(block_rq_merge, on_rq_merge)
+TP_PAIR_BTF(block_rq_issue, on_rq_issue)
+TP_PAIR(block_rq_requeue, on_rq_requeue)
+TP_PAIR_BTF(block_rq_complete, on_rq_complete)
+TP_PAIR(block_bio_complete, on_bio_complete)
+TP_PAIR_BTF(workqueue_queue_work, on_queue_work)
+TP_PAIR_BTF(workqueue_execute_start, on_execute_start)
+TP_PAIR(workqueue_execute_end, on_execute_end)
+/* Loaded only where the tracepoint exists (trace.c: iou_autoload). */
+TP_PAIR(io_uring_submit_req, on_iou_submit)
+TP_PAIR(io_uring_submit_sqe, on_iou_submit)
+TP_PAIR(io_uring_complete, on_iou_complete)
 TP_PAIR_BTF(sched_switch, on_sched_switch)
 TP_PAIR_BTF(sched_waking, on_sched_waking)
 

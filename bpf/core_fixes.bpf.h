@@ -14,6 +14,16 @@
 #include "attrib.h" /* KDEV */
 
 /*
+ * A field read, src->a(->b...): a direct load where the program's BTF
+ * types src (a tp_btf argument, btf a constant true), which the verifier
+ * checks and which needs no helper call; BPF_CORE_READ otherwise (raw_tp,
+ * or a pointer read from memory or computed). Both read 0 on a fault.
+ */
+#define BTF_READ(btf, src, a, ...)                                             \
+	((btf) ? ___arrow((src), a, ##__VA_ARGS__)                             \
+	       : BPF_CORE_READ(src, a, ##__VA_ARGS__))
+
+/*
  * REQ_OP_BITS has been 8 since ef295ecf090d ("block: better op and flags
  * encoding", v4.10); the mask is a macro, so it is not in vmlinux.h.
  */
@@ -49,22 +59,22 @@ struct bio___old {
 	struct gendisk *bi_disk;
 } __attribute__((preserve_access_index));
 
-static __always_inline struct gendisk *get_gendisk(void *bio)
+static __always_inline struct gendisk *get_gendisk(void *bio, bool btf)
 {
 	struct bio___x *b = bio;
 
 	if (bpf_core_field_exists(b->bi_bdev))
-		return BPF_CORE_READ(b, bi_bdev, bd_disk);
-	return BPF_CORE_READ((struct bio___old *)bio, bi_disk);
+		return BTF_READ(btf, b, bi_bdev, bd_disk);
+	return BTF_READ(btf, (struct bio___old *)bio, bi_disk);
 }
 
 /* The partition (or whole disk) a bio was submitted to, 0 if unknown. */
-static __always_inline __u32 get_bio_bdev_dev(void *bio)
+static __always_inline __u32 get_bio_bdev_dev(void *bio, bool btf)
 {
 	struct bio___x *b = bio;
 
 	if (bpf_core_field_exists(b->bi_bdev))
-		return BPF_CORE_READ(b, bi_bdev, bd_dev);
+		return BTF_READ(btf, b, bi_bdev, bd_dev);
 	return 0;
 }
 
@@ -82,23 +92,23 @@ struct request_queue___x {
 	struct gendisk *disk;
 } __attribute__((preserve_access_index));
 
-static __always_inline struct gendisk *get_disk(void *request)
+static __always_inline struct gendisk *get_disk(void *request, bool btf)
 {
 	struct request___x *r = request;
 	struct request_queue___x *q;
 
 	if (bpf_core_field_exists(r->rq_disk))
-		return BPF_CORE_READ(r, rq_disk);
-	q = (void *)BPF_CORE_READ(r, q);
-	return BPF_CORE_READ(q, disk);
+		return BTF_READ(btf, r, rq_disk);
+	q = (void *)BTF_READ(btf, r, q);
+	return BTF_READ(btf, q, disk);
 }
 
-static __always_inline __u32 disk_dev(struct gendisk *disk)
+static __always_inline __u32 disk_dev(struct gendisk *disk, bool btf)
 {
 	if (!disk)
 		return 0;
-	return KDEV(BPF_CORE_READ(disk, major),
-		    BPF_CORE_READ(disk, first_minor));
+	return KDEV(BTF_READ(btf, disk, major),
+		    BTF_READ(btf, disk, first_minor));
 }
 
 /*

@@ -165,8 +165,8 @@ int tl_bio_queue(__u64 *ctx)
 
 	if (!on(now))
 		return 0;
-	dev = get_bio_bdev_dev(bio);
-	if (!dev_ok(dev) && !dev_ok(disk_dev(get_gendisk(bio))))
+	dev = get_bio_bdev_dev(bio, false);
+	if (!dev_ok(dev) && !dev_ok(disk_dev(get_gendisk(bio, false), false)))
 		return 0;
 	emit(now, TL_BIO_QUEUE, (__u64)bio,
 	     1 + op_group(BPF_CORE_READ(bio, bi_opf)),
@@ -185,7 +185,7 @@ int tl_rq_issue(__u64 *ctx)
 
 	if (!on(now))
 		return 0;
-	dev = disk_dev(get_disk(rq));
+	dev = disk_dev(get_disk(rq, false), false);
 	if (!dev_ok(dev))
 		return 0;
 	emit(now, TL_RQ_ISSUE, (__u64)rq, (__u64)BPF_CORE_READ(rq, bio),
@@ -203,7 +203,7 @@ int tl_rq_complete(__u64 *ctx)
 	/* A request issued before the deadline ends after it: let it. */
 	if (now > until_ns + 1000000000ULL)
 		return 0;
-	dev = disk_dev(get_disk(rq));
+	dev = disk_dev(get_disk(rq, false), false);
 	if (!dev_ok(dev))
 		return 0;
 	emit(now, TL_RQ_COMPLETE, (__u64)rq, 0, 0, 0, dev);

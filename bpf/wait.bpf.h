@@ -133,17 +133,10 @@ struct task_struct___o {
 	volatile long state;
 } __attribute__((preserve_access_index));
 
-/*
- * A task's field: where the program's BTF types its arguments (tp_btf,
- * btf a constant true) a direct load, which the verifier checks, instead
- * of a helper call per read; BPF_CORE_READ in the raw_tp flavour.
- */
-#define TASK_READ(btf, t, field) ((btf) ? (t)->field : BPF_CORE_READ(t, field))
-
 static __always_inline long task_state(struct task_struct *t, bool btf)
 {
 	if (bpf_core_field_exists(t->__state))
-		return TASK_READ(btf, t, __state);
+		return BTF_READ(btf, t, __state);
 	return BPF_CORE_READ((struct task_struct___o *)t, state);
 }
 
@@ -474,7 +467,7 @@ static __always_inline void worker_runq(struct worker_stat *ws, __u64 ns)
 static __always_inline int on_sched_waking(__u64 *ctx, bool btf)
 {
 	struct task_struct *p = (void *)ctx[0];
-	__u32 tid = TASK_READ(btf, p, pid);
+	__u32 tid = BTF_READ(btf, p, pid);
 	struct served_worker *wk = NULL;
 	struct thr_wait *t = NULL;
 	bool wk_woken;
@@ -501,8 +494,7 @@ static __always_inline int on_sched_waking(__u64 *ctx, bool btf)
 static __always_inline int on_sched_switch(__u64 *ctx, bool btf)
 {
 	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
-	__u32 ptid = TASK_READ(btf, prev, pid),
-	      ntid = TASK_READ(btf, next, pid);
+	__u32 ptid = BTF_READ(btf, prev, pid), ntid = BTF_READ(btf, next, pid);
 	struct thr_wait *t = NULL, *tn = NULL;
 	struct served_worker *wk = NULL, *wkn = NULL;
 	bool runnable;
@@ -791,7 +783,7 @@ static __always_inline bool loop_work_ok(struct work_struct *work,
 		     bpf_core_field_offset(struct loop_worker___x, work);
 		lo = BPF_CORE_READ(lw, lo);
 	}
-	return dev_ok(disk_dev(BPF_CORE_READ(lo, lo_disk)));
+	return dev_ok(disk_dev(BPF_CORE_READ(lo, lo_disk), false));
 }
 
 /* Bytes a crypto work item deciphers, 0 if unknown. */
