@@ -100,8 +100,9 @@ enum crypt_work_kind {
 
 /*
  * The pid_bits map (attrib.bpf.c): a nibble per pid saying which hash maps
- * may hold an entry for it. Sized by user space from pid_max, up to
- * PID_BITS_MAX_PIDS (512 KiB); pids beyond it are always looked up.
+ * may hold an entry for it. Sized by user space from pid_max (20 KiB of
+ * memlock at the usual 32768), up to PID_BITS_MAX_PIDS (256 KiB), so that
+ * all maps stay within 8 MiB; pids beyond it are always looked up.
  */
 enum pid_bit {
 	PID_CALLER = 1,	    /* a thread in a timed syscall: sys_start, thr */
@@ -112,7 +113,7 @@ enum pid_bit {
 
 #define PID_BITS_PER_WORD 16
 #define PID_BITS_SHIFT(p) ((p) % PID_BITS_PER_WORD * 4)
-#define PID_BITS_MAX_PIDS (1u << 20)
+#define PID_BITS_MAX_PIDS (1u << 19)
 
 #include "wait.h"
 
