@@ -35,6 +35,7 @@
 
 #include "attrib.h"
 #include "maps.bpf.h"
+#include "pid_bits.bpf.h"
 #include "workers.bpf.h"
 #include "zfscrypt.h"
 
@@ -294,8 +295,10 @@ static __always_inline void taskq_worker(__u32 tid, __u64 now)
 	ws = bpf_map_lookup_elem(&wait_worker_stats, &kind);
 	if (ws)
 		__sync_fetch_and_add(&ws->items, 1);
-	if (!bpf_map_lookup_elem(&wait_workers, &tid))
+	if (!bpf_map_lookup_elem(&wait_workers, &tid)) {
+		pid_mark(tid, PID_WORKER);
 		bpf_map_update_elem(&wait_workers, &tid, &init, BPF_NOEXIST);
+	}
 }
 
 SEC("kprobe/zio_execute")

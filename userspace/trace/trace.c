@@ -340,6 +340,7 @@ static void zfs_open(struct tracer *tr, const struct capabilities *caps,
 		.threads = bpf_map__fd(tr->skel->maps.zfs_threads),
 		.workers = bpf_map__fd(tr->skel->maps.workers),
 		.worker_stats = bpf_map__fd(tr->skel->maps.worker_stats),
+		.pid_bits = bpf_map__fd(tr->skel->maps.pid_bits),
 	};
 
 	if (why)

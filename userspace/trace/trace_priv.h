@@ -162,9 +162,10 @@ struct zfscrypt;
 const char *zfscrypt_unavailable(const struct capabilities *caps,
 				 const struct ksyms *ks);
 /* attrib.bpf.c's maps that zfscrypt.bpf.c shares: what the taskq threads
- * are doing (zfs_threads), and their enrolment as workers. */
+ * are doing (zfs_threads), and their enrolment as workers (pid_bits with
+ * them). */
 struct zfs_shared_maps {
-	int threads, workers, worker_stats;
+	int threads, workers, worker_stats, pid_bits;
 };
 int zfscrypt_open(struct zfscrypt **out, const struct zfs_shared_maps *fds,
 		  char *why, size_t len);

@@ -120,6 +120,7 @@ int zfscrypt_open(struct zfscrypt **out, const struct zfs_shared_maps *fds,
 	err = err
 		      ?: bpf_map__reuse_fd(zc->skel->maps.wait_worker_stats,
 					   fds->worker_stats);
+	err = err ?: bpf_map__reuse_fd(zc->skel->maps.pid_bits, fds->pid_bits);
 	err = err ?: zfscrypt_bpf__load(zc->skel);
 	if (err) {
 		snprintf(why, len, "loading the ZFS kprobes: %s",
