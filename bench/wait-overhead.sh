@@ -263,9 +263,9 @@ function ci_k(n,   k, p, c) {
 function show(label, a, n, unit, scale,   k) {
 	sorted(a, n); k = ci_k(n)
 	if (k)
-		printf "  %-28s %+8.*f %s  [%+.*f, %+.*f]  n=%d\n", label, prec, scale * median(a, n), unit, prec, scale * a[k], prec, scale * a[n + 1 - k], n
+		printf "  %-40s %+8.*f %s  [%+.*f, %+.*f]  n=%d\n", label, prec, scale * median(a, n), unit, prec, scale * a[k], prec, scale * a[n + 1 - k], n
 	else
-		printf "  %-28s %+8.*f %s  (n=%d: too few for a 95 %% interval)\n", label, prec, scale * median(a, n), unit, n
+		printf "  %-40s %+8.*f %s  (n=%d: too few for a 95 %% interval)\n", label, prec, scale * median(a, n), unit, n
 }
 function copy(dst, src, n,   i) { delete dst; for (i = 1; i <= n; i++) dst[i] = src[i] }
 { mode[$1] = $2; round[$1] = $3; iops[$1] = $4; ios[$1] = $5; busy[$1] = $6 / hz; fio[$1] = $7 / 1000; last = $1 }
