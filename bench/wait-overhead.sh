@@ -115,7 +115,14 @@ map_bytes() {
 		bpftool map show id "$m" --json 2>/dev/null || true
 	done | jq -s 'map(.bytes_memlock) | add // 0'
 }
-await() { while [[ ! -e $1 ]]; do sleep 0.02; done; }
+# Wait for file $1; $2: the pid whose end means it will never come.
+await() {
+	while [[ ! -e $1 ]]; do
+		[[ -z ${2:-} ]] || kill -0 "$2" 2>/dev/null ||
+			{ echo "wait-overhead: the tracer ended early: $(tail -1 "${1%.*}.txt")" >&2; exit 1; }
+		sleep 0.02
+	done
+}
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # The machine's busy ticks: user nice system irq softirq (not idle,
 # iowait, steal, nor guest, which user already counts).
@@ -155,7 +162,7 @@ run_ours() {
 		$(printf '%q ' "${fio_cmd[@]}") >$w.part && mv $w.part $w.json
 		while [ ! -e $w.end ]; do sleep 0.02; done" >"$w.txt" 2>&1 &
 	local tracer=$!
-	await "$w.ready"
+	await "$w.ready" "$tracer"
 	awk '$1 == "prog" { print $2 }' "$w.ids" >"$w.pids"
 	if ((costed)); then
 		sysctl -qw kernel.bpf_stats_enabled=1
@@ -163,7 +170,7 @@ run_ours() {
 	fi
 	ticks=$(cpu_ticks "$tracer") busy=$(busy_ticks)
 	touch "$w.go"
-	await "$w.json"
+	await "$w.json" "$tracer"
 	record "$w" "$mode" "$1" "$busy"
 	echo $(($(cpu_ticks "$tracer") - ticks)) >"$w.ticks"
 	if ((costed)); then
