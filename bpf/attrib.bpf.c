@@ -569,7 +569,7 @@ static __always_inline void dmw_queued(struct bio *bio)
 		return;
 	}
 	item_end(&dmw_start, &key, LAYER_DMCRYPT_WRITE, now, true);
-	wait_dmw_submitted();
+	wait_dmw_submitted(key, dm_origin_queued(bio), now);
 }
 
 static __always_inline int on_bio_queue(__u64 *ctx, bool btf)

@@ -14,6 +14,9 @@
  *   crypt-queue back to K's queueing; before that the I/O that K serves,
  *   by that I/O's own times (bio queued, request issued). A request
  *   completion of ours in the waker's context: the same, from the request.
+ *   dm-crypt's write thread while it submits a clone (a device below that
+ *   completes bios inside submit_bio, as brd does): the same, from that
+ *   clone's dm-crypt stages, its queueing below, and the device after.
  *   Any other waker: by its stack, classified in user space.
  *
  * Workers (crypto, loop, dm-crypt's write thread, and ZFS's taskq threads,
@@ -424,8 +427,16 @@ static __always_inline void split_blocked(void *ctx, struct thr_wait *t,
 		return;
 	}
 	if (wk && wk->thread_kind == WORKER_DMCRYPT_WRITE + 1) {
+		struct io_times io = wk->io;
+
 		__sync_fetch_and_add(&w->dmw_wakeups, 1);
 		__sync_fetch_and_add(&w->dmw_waker_ns, ns);
+		if (io.queued) {
+			/* Its clone's write ended in its submission. */
+			__sync_fetch_and_add(&w->dmw_chained, 1);
+			split_chain(w, from, now, &io, 0, 0);
+			return;
+		}
 	}
 	id = bpf_get_stackid(ctx, &stacks, 0);
 	key.stackid = id;
@@ -534,6 +545,9 @@ static __always_inline int on_sched_switch(__u64 *ctx, bool btf)
 				     now - wk->last);
 		wk->on = 0;
 		wk->woke = runnable ? now : 0;
+		/* dmcrypt_write: its clone's submission is over. */
+		if (wk->thread_kind)
+			wk->io.queued = 0;
 	}
 	t = tn;
 	if (t && t->state != THR_ON_CPU) {
@@ -746,13 +760,31 @@ static __always_inline void wait_dmw_thread(struct task_struct *thread)
 		bpf_map_update_elem(&workers, &tid, &init, BPF_NOEXIST);
 }
 
-/* The write thread submitted one of our clones. */
-static __always_inline void wait_dmw_submitted(void)
+/*
+ * The write thread (this thread) queued the clone of write io (a struct
+ * dm_crypt_io *) below at now; its dm bio was queued at dm (0: unseen).
+ * Until the thread is switched out, a caller it wakes waited for that
+ * clone: a device that completes bios inside their submission (brd,
+ * zram, pmem) ends the clone, and its dm bio, in this thread.
+ */
+static __always_inline void wait_dmw_submitted(__u64 io, __u64 dm, __u64 now)
 {
 	struct worker_stat *ws = worker_stat_of(WORKER_DMCRYPT_WRITE);
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct served_worker *wk = bpf_map_lookup_elem(&workers, &tid);
+	struct io_times *t = bpf_map_lookup_elem(&dmio_times, &io);
 
 	if (ws)
 		__sync_fetch_and_add(&ws->items, 1);
+	if (!wk)
+		return;
+	__builtin_memset(&wk->io, 0, sizeof(wk->io));
+	for (int i = 0; t && i < NR_DMIO_STAMPS; i++)
+		wk->io.crypt[i] = t->crypt[i];
+	wk->io.dm = dm;
+	/* No request below: the device's time starts at the queueing. */
+	wk->io.queued = now;
+	wk->io.issued = now;
 }
 
 /* A crypto work item queued by a completion of ours serves that I/O. */

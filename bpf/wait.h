@@ -72,9 +72,10 @@ struct wait_stat {
 	unsigned long long zfs_wakeups;
 	unsigned long long zfs_crypt_ns, zfs_device_ns, zfs_pipeline_ns;
 	/* Blocked time whose waker was dm-crypt's write thread itself (a
-	 * device below that completes inside its submission): wakeups, and
-	 * their ns, which waker_stack_ns holds. */
-	unsigned long long dmw_wakeups, dmw_waker_ns;
+	 * device below that completes bios inside their submission):
+	 * wakeups, their ns, and how many of them split along the chain of
+	 * the clone it was submitting (the others: by its stack). */
+	unsigned long long dmw_wakeups, dmw_waker_ns, dmw_chained;
 };
 
 /* worker_funcs values: enum worker_kind in the low byte, a flavour above

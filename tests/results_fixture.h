@@ -160,6 +160,7 @@ static inline void fixture_attrib(struct attribution *a, const char *target)
 	a->wait.zfs_pipeline_ns = 700000;
 	a->wait.dmw_wakeups = 3;
 	a->wait.dmw_waker_ns = 90000;
+	a->wait.dmw_chained = 2;
 	a->wait.workers[WORKER_ZFS_TASKQ].runq_waits = 40;
 	a->wait.workers[WORKER_ZFS_TASKQ].runq_ns = 2000000;
 	a->wait.cpu_wait_behind_ns[WORKER_ZFS_TASKQ] = 5000;

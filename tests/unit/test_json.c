@@ -243,6 +243,7 @@ static void cmp_attrib(const struct attribution *a, const struct attribution *b)
 	assert_true(a->wait.zfs_pipeline_ns == b->wait.zfs_pipeline_ns);
 	assert_true(a->wait.dmw_wakeups == b->wait.dmw_wakeups);
 	assert_true(a->wait.dmw_waker_ns == b->wait.dmw_waker_ns);
+	assert_true(a->wait.dmw_chained == b->wait.dmw_chained);
 }
 
 static void cmp_results(const struct results *a, const struct results *b)

@@ -14,12 +14,13 @@
 
 #include <json-c/json.h>
 
-/* `encbench-trace run ARGS...` (args NULL-terminated; they name out as
+/* `encbench-trace CMD ARGS...` (args NULL-terminated; they name out as
  * --output); out's results.json, or NULL with the reason on stderr. */
-static inline json_object *vm_run_json(const char *out, const char *const *args)
+static inline json_object *vm_cmd_json(const char *cmd, const char *out,
+				       const char *const *args)
 {
 	const char *bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
-	const char *argv[48] = {bin, "run"};
+	const char *argv[48] = {bin, cmd};
 	char path[4096];
 	int status, n = 2;
 	pid_t pid;
@@ -33,11 +34,17 @@ static inline json_object *vm_run_json(const char *out, const char *const *args)
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status)) {
-		fprintf(stderr, "# run failed (status %d)\n", status);
+		fprintf(stderr, "# %s failed (status %d)\n", cmd, status);
 		return NULL;
 	}
 	snprintf(path, sizeof(path), "%s/results.json", out);
 	return json_object_from_file(path);
+}
+
+/* `encbench-trace run ARGS...`, as vm_cmd_json. */
+static inline json_object *vm_run_json(const char *out, const char *const *args)
+{
+	return vm_cmd_json("run", out, args);
 }
 
 /* mkdtemp(tmp), out = tmp/out, then vm_run_json(out, args). */

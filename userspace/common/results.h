@@ -236,9 +236,10 @@ struct wait_result {
 	 * ZFS's pipeline, a part of ns[fs] (taskq and vdev queues,
 	 * checksums, decompression). */
 	uint64_t zfs_wakeups, zfs_crypt_ns, zfs_device_ns, zfs_pipeline_ns;
-	/* Wakeups by dm-crypt's write thread itself, and their time (in
-	 * ns[] by the waker's stack). */
-	uint64_t dmw_wakeups, dmw_waker_ns;
+	/* Wakeups by dm-crypt's write thread itself, their time, and how
+	 * many split along the chain of the clone it was submitting (the
+	 * rest by its stack). */
+	uint64_t dmw_wakeups, dmw_waker_ns, dmw_chained;
 	/* The workers the caller waits on, over the whole phase (all ops):
 	 * enum worker_kind. */
 	struct {

@@ -93,6 +93,23 @@ static struct json_object *zfs_json(const struct wait_result *w)
 	return o;
 }
 
+/* Wakeups by dm-crypt's write thread itself: all, and those split along
+ * its clone's chain. */
+static struct json_object *dmw_json(const struct wait_result *w)
+{
+	struct json_object *o = json_object_new_object();
+	int err = !o;
+
+	err |= jadd_u64(o, "wakeups", w->dmw_wakeups);
+	err |= jadd_u64(o, "ns", w->dmw_waker_ns);
+	err |= jadd_u64(o, "chained", w->dmw_chained);
+	if (err) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 struct json_object *report_wait_json(const struct wait_result *w)
 {
 	struct json_object *o = json_object_new_object();
@@ -119,8 +136,7 @@ struct json_object *report_wait_json(const struct wait_result *w)
 	err |= jadd(o, "cpu_wait_behind", behind_json(w));
 	err |= jadd(o, "workers", workers_json(w));
 	err |= jadd(o, "zfs_taskq_wakers", zfs_json(w));
-	err |= jadd_u64(o, "dmcrypt_write_wakeups", w->dmw_wakeups);
-	err |= jadd_u64(o, "dmcrypt_write_waker_ns", w->dmw_waker_ns);
+	err |= jadd(o, "dmcrypt_write_wakers", dmw_json(w));
 	if (err) {
 		json_object_put(ns);
 		json_object_put(o);
@@ -181,9 +197,13 @@ void report_wait_from(int *err, struct json_object *parent,
 		jget_u64(err, ks, "pipeline_ns", &w->zfs_pipeline_ns);
 	}
 	/* Absent from results.json before they were counted. */
-	if (jhas(o, "dmcrypt_write_wakeups")) {
-		jget_u64(err, o, "dmcrypt_write_wakeups", &w->dmw_wakeups);
-		jget_u64(err, o, "dmcrypt_write_waker_ns", &w->dmw_waker_ns);
+	ks = jhas(o, "dmcrypt_write_wakers")
+		     ? jget_object(err, o, "dmcrypt_write_wakers")
+		     : NULL;
+	if (ks) {
+		jget_u64(err, ks, "wakeups", &w->dmw_wakeups);
+		jget_u64(err, ks, "ns", &w->dmw_waker_ns);
+		jget_u64(err, ks, "chained", &w->dmw_chained);
 	}
 	ks = jget_object(err, o, "workers");
 	for (int k = 0; ks && k < NR_WORKER_KINDS; k++) {

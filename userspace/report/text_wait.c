@@ -90,9 +90,11 @@ void report_print_wait(const struct attribution *a, FILE *out)
 	if (w->dmw_wakeups)
 		fprintf(out,
 			"  woken by dm-crypt's write thread itself: %" PRIu64
-			" times, %s per call (split by its stack)\n",
+			" times, %s per call (%" PRIu64
+			" along its clone's chain, the rest by its stack)\n",
 			w->dmw_wakeups,
-			fmt_ns(b, sizeof(b), (double)w->dmw_waker_ns / calls));
+			fmt_ns(b, sizeof(b), (double)w->dmw_waker_ns / calls),
+			w->dmw_chained);
 	if (w->unresolved_ns)
 		fprintf(out, "  waker not followed: %s per call (in fs)\n",
 			fmt_ns(b, sizeof(b), (double)w->unresolved_ns / calls));

@@ -97,6 +97,7 @@ void wait_result_from(const struct wait_snapshot *ws, int op,
 	out->zfs_pipeline_ns = w->zfs_pipeline_ns;
 	out->dmw_wakeups = w->dmw_wakeups;
 	out->dmw_waker_ns = w->dmw_waker_ns;
+	out->dmw_chained = w->dmw_chained;
 	for (int k = 0; k < NR_WORKER_KINDS; k++) {
 		out->workers[k].items = ws->workers[k].items;
 		out->workers[k].runq_ns = ws->workers[k].runq_ns;
