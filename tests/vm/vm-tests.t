@@ -4,9 +4,10 @@
 # program in it (one boot per kernel: a boot costs ~10 s under TCG).
 # One TAP line per (kernel, program); a failure shows the program's output,
 # or the whole guest run's output if the guest itself failed, as # lines.
-# ENCBENCH_VM_TIMEOUT (default 900) bounds each guest run, boot included
+# ENCBENCH_VM_TIMEOUT (default 1500) bounds each guest run, boot included
 # (the 6.1 guest with ZFS took 323 s here while other jobs shared the CPUs;
-# 628 s, killed at 600, at a host load of 12 on two CPUs, 2026-11-30).
+# 628 s, killed at 600, at a host load of 12 on two CPUs, 2026-11-30; 794-834
+# s at load 8-10 once test_vm_dmw and the flusher case of test_vm_samples came).
 set -uo pipefail
 
 if [[ "${ENCBENCH_SKIP_VM:-}" == 1 ]]; then
@@ -42,7 +43,7 @@ for k in "${kernels[@]}"; do
     start=$SECONDS
     # --zfs: OpenZFS where the kernel allows it (built once per kernel and
     # ZFS version, cached: the first run pays some 10-20 min for it).
-    out=$(scripts/vm/run --kernel "$k" --zfs --timeout "${ENCBENCH_VM_TIMEOUT:-900}" \
+    out=$(scripts/vm/run --kernel "$k" --zfs --timeout "${ENCBENCH_VM_TIMEOUT:-1500}" \
         -- bash -c "$guest_script" guest "${bins[@]}" 2>&1)
     run_status=$?
     echo "# kernel $k: guest run took $((SECONDS - start)) s (status $run_status)"
