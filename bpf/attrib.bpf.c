@@ -1020,7 +1020,7 @@ static __always_inline int on_execute_end(__u64 *ctx)
 		v = bpf_map_lookup_elem(&cx_start, &tid);
 	if (pid_may(tid, PID_WORKER))
 		wk = bpf_map_lookup_elem(&workers, &tid);
-	if (!v && (!wk || !wk->kind))
+	if (!v && (!wk || !(wk->kind | wk->writeback)))
 		return 0;
 	now = bpf_ktime_get_ns();
 	if (v) {

@@ -614,6 +614,24 @@ static __always_inline void sample_occupant(__u32 tid)
 	}
 }
 
+/* A CPU sample of a kworker writing the target back: its stack, kept
+ * for op write; user space counts those in cipher code as write crypt
+ * and the rest as writeback's own file system work. */
+static __always_inline void wb_worker_sample(void *ctx)
+{
+	struct stack_key key = {.op = EB_OP_WRITE, .use = STACK_WB_SAMPLE};
+	struct wait_stat *w;
+	long id;
+
+	id = bpf_get_stackid(ctx, &stacks, 0);
+	key.stackid = id;
+	if (id >= 0 && stack_count_add(&key, 1))
+		return;
+	w = wait_stat_of(EB_OP_WRITE);
+	if (w)
+		__sync_fetch_and_add(&w->wb_samples_nostack, 1);
+}
+
 /* A ZFS taskq thread's CPU sample, by the op its taskq serves: user
  * space counts those in cipher code as ZFS's crypt (zfscrypt.c). */
 static __always_inline void zfs_worker_sample(void *ctx)
@@ -652,7 +670,14 @@ int wait_sample(void *ctx)
 	if (pid_may(tid, PID_CALLER))
 		t = bpf_map_lookup_elem(&thr, &tid);
 	if (!t) {
+		struct served_worker *wk = NULL;
+
 		sample_occupant(tid);
+		/* Only workers have the bit: other kworkers leave here. */
+		if (tid && tracing_on && pid_may(tid, PID_WORKER))
+			wk = bpf_map_lookup_elem(&workers, &tid);
+		if (wk && wk->writeback)
+			wb_worker_sample(ctx);
 		if (zfs_sample_workers && tracing_on)
 			zfs_worker_sample(ctx);
 		return 0;
@@ -861,6 +886,34 @@ static __always_inline __u64 crypt_item_bytes(struct work_struct *work,
 	return 0;
 }
 
+/*
+ * The flusher (wb_workfn) starts writing back a bdi_writeback: if its
+ * device is the target's, mark this kworker until the item ends. The work
+ * item is the bdi_writeback's delayed work; its bdi's owner is the disk
+ * the file system is on (device_add_disk: bdi_set_owner).
+ */
+static __always_inline void wait_wb_start(struct work_struct *work)
+{
+	struct served_worker *wk, init = {.writeback = 1};
+	struct bdi_writeback *wb;
+	__u32 tid;
+
+	wb = (void *)work -
+	     (bpf_core_field_offset(struct bdi_writeback, dwork) +
+	      bpf_core_field_offset(struct delayed_work, work));
+	if (filter_devs && !dev_ok(BPF_CORE_READ(wb, bdi, owner, devt)))
+		return;
+	tid = (__u32)bpf_get_current_pid_tgid();
+	wk = bpf_map_lookup_elem(&workers, &tid);
+	if (wk) {
+		wk->writeback = 1;
+	} else {
+		/* The bit before the entry, as every worker's. */
+		pid_mark(tid, PID_WORKER);
+		bpf_map_update_elem(&workers, &tid, &init, BPF_NOEXIST);
+	}
+}
+
 /* A worker starts item `work` of work function func, whose worker_funcs
  * value is val; crypt_op: crypt_work_op()'s answer, queued: when the item
  * was queued (0: not seen). */
@@ -875,6 +928,10 @@ static __always_inline void wait_execute_start(struct work_struct *work,
 	struct io_times *io;
 	struct served_worker *wk, init = {};
 
+	if (val == WORKER_WRITEBACK_FN) {
+		wait_wb_start(work);
+		return;
+	}
 	if (kind == WORKER_CRYPT && crypt_op < 0)
 		return;
 	if (kind == WORKER_DEVICE &&
@@ -920,6 +977,12 @@ static __always_inline void wait_execute_end(struct served_worker *wk,
 {
 	struct worker_stat *ws;
 
+	if (wk->writeback) {
+		/* Its run-queue waits were the flusher's, not before an
+		 * item of ours. */
+		wk->writeback = 0;
+		wk->pending = 0;
+	}
 	if (!wk->kind)
 		return;
 	if (wk->on && now > wk->last)

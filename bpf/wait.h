@@ -76,6 +76,9 @@ struct wait_stat {
 	 * wakeups, their ns, and how many of them split along the chain of
 	 * the clone it was submitting (the others: by its stack). */
 	unsigned long long dmw_wakeups, dmw_waker_ns, dmw_chained;
+	/* CPU samples of the target's writeback workers (STACK_WB_SAMPLE,
+	 * op write) whose stack could not be taken. */
+	unsigned long long wb_samples_nostack;
 };
 
 /* worker_funcs values: enum worker_kind in the low byte, a flavour above
@@ -83,6 +86,10 @@ struct wait_stat {
 #define WORKER_FLAVOUR_SHIFT 8
 #define LOOP_ROOTCG	     1 /* loop_rootcg_workfn: work in loop_device */
 #define LOOP_WORKER	     2 /* loop_workfn: work in loop_worker */
+/* worker_funcs value of wb_workfn (fs/fs-writeback.c), the flusher: no
+ * worker kind the caller waits on, only CPU samples while it writes the
+ * target back (STACK_WB_SAMPLE). */
+#define WORKER_WRITEBACK_FN 0xff
 
 struct worker_stat {
 	unsigned long long items;
@@ -100,6 +107,10 @@ enum stack_use {
 	/* A ZFS taskq thread's CPU sample (z_rd_* for reads, z_wr_* for
 	 * writes): ZFS's crypt from samples where kprobes cannot attach. */
 	STACK_ZFS_SAMPLE, /* value: samples */
+	/* A kworker's CPU sample while it runs wb_workfn for the target's
+	 * device (op write): where fscrypt encrypts the writes the caller
+	 * left to writeback. Not in the caller's wait. */
+	STACK_WB_SAMPLE, /* value: samples */
 };
 
 struct stack_key {

@@ -40,7 +40,9 @@ struct served_worker {
 	 * (dmcrypt_write, ZFS's taskq threads): each of its run-queue
 	 * waits counts. */
 	__u32 thread_kind;
-	__u32 pad;
+	/* 1 while it runs wb_workfn for the target's device: its CPU
+	 * samples are the target's writeback (STACK_WB_SAMPLE). */
+	__u32 writeback;
 };
 
 #define MAX_WORKERS 1024

@@ -164,6 +164,12 @@ static inline void fixture_attrib(struct attribution *a, const char *target)
 	a->wait.workers[WORKER_ZFS_TASKQ].runq_waits = 40;
 	a->wait.workers[WORKER_ZFS_TASKQ].runq_ns = 2000000;
 	a->wait.cpu_wait_behind_ns[WORKER_ZFS_TASKQ] = 5000;
+	a->wait.writeback.sampled = true;
+	a->wait.writeback.samples = 640;
+	a->wait.writeback.crypt_samples = 620;
+	a->wait.writeback.samples_nostack = 3;
+	a->wait.writeback.crypt_ns = 621865597;
+	a->wait.writeback.fs_ns = 20060181;
 }
 
 /* calloc'ed; free() it. */

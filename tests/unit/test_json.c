@@ -244,6 +244,8 @@ static void cmp_attrib(const struct attribution *a, const struct attribution *b)
 	assert_true(a->wait.dmw_wakeups == b->wait.dmw_wakeups);
 	assert_true(a->wait.dmw_waker_ns == b->wait.dmw_waker_ns);
 	assert_true(a->wait.dmw_chained == b->wait.dmw_chained);
+	assert_memory_equal(&a->wait.writeback, &b->wait.writeback,
+			    sizeof(a->wait.writeback));
 }
 
 static void cmp_results(const struct results *a, const struct results *b)
@@ -509,6 +511,34 @@ static void test_reads_file_without_dmcrypt_write(void **state)
 	assert_int_equal(f->out->attrib[0].wait.ns[LAYER_DMCRYPT_WRITE], 0);
 }
 
+/* A results.json from before the writeback workers were sampled still
+ * reads: they were not sampled, and the rest is as written. */
+static void test_reads_file_without_writeback_workers(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *doc, *attrib, *wait;
+
+	assert_int_equal(report_write_json(f->in, f->dir), 0);
+	doc = json_object_from_file(f->path);
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "attribution", &attrib));
+	for (size_t i = 0; i < json_object_array_length(attrib); i++)
+		if (json_object_object_get_ex(
+			    json_object_array_get_idx(attrib, i), "wait",
+			    &wait))
+			json_object_object_del(wait, "writeback_workers");
+	assert_null(
+		strstr(json_object_to_json_string(doc), "writeback_workers"));
+	unlink(f->path);
+	assert_int_equal(json_object_to_file(f->path, doc), 0);
+	json_object_put(doc);
+	assert_int_equal(report_read_json(f->path, f->out), 0);
+	assert_false(f->out->attrib[0].wait.writeback.sampled);
+	assert_int_equal(f->out->attrib[0].wait.writeback.crypt_ns, 0);
+	assert_int_equal(f->out->attrib[0].wait.zfs_wakeups,
+			 f->in->attrib[0].wait.zfs_wakeups);
+}
+
 static void test_read_errors(void **state)
 {
 	struct fx *f = *state;
@@ -553,6 +583,9 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(
 			test_reads_file_without_dmcrypt_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_reads_file_without_writeback_workers, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(test_read_errors, setup,
 						teardown),
 	};

@@ -330,6 +330,17 @@ static void test_unfiltered_note(void **state)
 	assert_non_null(strstr(src[LAYER_CRYPT],
 			       "(read; fscrypt work not filtered by device"));
 	assert_non_null(strstr(src[LAYER_CRYPT], "write: unavailable (EPERM)"));
+	/* Without fentry or kprobe, CPU samples stand in where the callers
+	 * and the writeback workers are sampled, and the state says so. */
+	assert_int_equal(enc_write_method(ENC_NONE, false), ENC_NONE);
+	assert_int_equal(enc_write_method(ENC_FENTRY, true), ENC_FENTRY);
+	assert_int_equal(enc_write_method(ENC_NONE, true), ENC_SAMPLES);
+	plan_sources(&caps, true, ENC_SAMPLES, "EPERM", &cw, src);
+	assert_non_null(strstr(src[LAYER_CRYPT],
+			       "(read; fscrypt work not filtered by device"));
+	assert_non_null(strstr(src[LAYER_CRYPT],
+			       "; write: cpu samples: callers + writeback "
+			       "workers"));
 	ksyms_free(ks);
 }
 

@@ -360,6 +360,86 @@ static void test_zfs_taskq_wakers(void **state)
 		assert_null(strstr(v.evidence[i], "ZFS taskq"));
 }
 
+/*
+ * Writes whose encryption a flusher does: the target's writeback workers'
+ * samples give CPU time (samples / Hz) in cipher code and in the file
+ * system, outside the caller's components; the write-side crypt from
+ * samples is the callers' crypt in write and sync plus the workers'.
+ */
+/* Whether an evidence line of v holds text. */
+static bool evidence_has(const struct verdict *v, const char *text)
+{
+	for (int i = 0; i < v->nr_evidence; i++)
+		if (strstr(v->evidence[i], text))
+			return true;
+	return false;
+}
+
+static void test_writeback_samples(void **state)
+{
+	uint64_t comps[NR_LAYERS] = {
+		[LAYER_FS] = 90 * MS, [LAYER_CPU_WAIT] = 10 * MS};
+	struct wait_stat *sync;
+	struct wait_snapshot ws;
+	struct attribution a;
+	struct verdict v;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	snprintf(a.target, sizeof(a.target), "fscrypt");
+	a.op = EB_OP_WRITE;
+	/* snap_reads builds op read: move it to write. */
+	snap_reads(&ws, 10, comps, 20 * MS, 20, 5, 0, 0);
+	ws.ops[EB_OP_WRITE] = ws.ops[EB_OP_READ];
+	ws.samples[EB_OP_WRITE] = 20;
+	ws.crypt_samples[EB_OP_WRITE] = 5;
+	/* One fsync: 40 ms on a CPU, 3 in 4 samples in cipher code. */
+	sync = &ws.ops[EB_OP_SYNC];
+	sync->syscalls = 1;
+	sync->oncpu_ns = 40 * MS;
+	sync->total_ns = 40 * MS;
+	ws.samples[EB_OP_SYNC] = 40;
+	ws.crypt_samples[EB_OP_SYNC] = 30;
+	/* The flusher: 1000 samples at 1000 Hz, 900 in cipher code. */
+	ws.sample_hz = 1000;
+	ws.wb_sampled = true;
+	ws.wb_samples[EB_OP_WRITE] = 1000;
+	ws.wb_crypt_samples[EB_OP_WRITE] = 900;
+	ws.ops[EB_OP_WRITE].wb_samples_nostack = 2;
+	ws.ops[EB_OP_WRITE].dev_bytes = 100ull << 20;
+	wait_result_from(&ws, EB_OP_WRITE, &a.wait);
+	assert_true(a.wait.writeback.sampled);
+	assert_true(a.wait.writeback.crypt_ns == 900 * MS);
+	assert_true(a.wait.writeback.fs_ns == 100 * MS);
+	assert_int_equal(a.wait.writeback.samples_nostack, 2);
+	/* Not the caller's wait: the components are as before. */
+	assert_true(a.wait.ns[LAYER_CRYPT] == 5 * MS);
+	assert_true(wait_sum_ns(&a.wait) == a.wait.total_ns);
+	/* 5 ms of the writes, 30 ms of the fsync, 900 ms of the flusher. */
+	assert_true(wait_sampled_write_crypt_ns(&ws) == 935 * MS);
+	/* Other ops have no writeback workers. */
+	wait_result_from(&ws, EB_OP_SYNC, &a.wait);
+	assert_false(a.wait.writeback.sampled);
+	/* The verdict names them, and the cipher's rate over the crypt
+	 * layer's CPU time: 100 MiB in 935 ms. */
+	wait_result_from(&ws, EB_OP_WRITE, &a.wait);
+	a.layers[LAYER_CRYPT].state = LAYER_FALLBACK;
+	a.layers[LAYER_CRYPT].sum_ns = wait_sampled_write_crypt_ns(&ws);
+	verdict_wait(&a, NULL, NULL, true, &v);
+	assert_true(evidence_has(&v, "writeback workers (wb_workfn) were on a "
+				     "CPU 900 ms in cipher code and 100 ms in "
+				     "the file system's writeback (1000 "
+				     "samples)"));
+	assert_true(evidence_has(&v, "enciphers 112.1 MB/s per CPU"));
+	/* Not sampled (an older kernel without wb_workfn): no line. */
+	ws.wb_sampled = false;
+	wait_result_from(&ws, EB_OP_WRITE, &a.wait);
+	assert_false(a.wait.writeback.sampled);
+	assert_true(wait_sampled_write_crypt_ns(&ws) == 35 * MS);
+	verdict_wait(&a, NULL, NULL, true, &v);
+	assert_false(evidence_has(&v, "writeback workers"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -372,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_device_and_contention),
 		cmocka_unit_test(test_verdict_not_slower),
 		cmocka_unit_test(test_zfs_taskq_wakers),
+		cmocka_unit_test(test_writeback_samples),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

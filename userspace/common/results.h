@@ -240,6 +240,18 @@ struct wait_result {
 	 * many split along the chain of the clone it was submitting (the
 	 * rest by its stack). */
 	uint64_t dmw_wakeups, dmw_waker_ns, dmw_chained;
+	/* The target's writeback workers (kworkers running wb_workfn for
+	 * its device), op write: their CPU samples, those in cipher code,
+	 * those whose stack was lost, and their CPU time (samples times the
+	 * period) in cipher code and in the file system's own writeback
+	 * work. Not in ns[]: the caller did not wait for them unless it
+	 * blocked on writeback, and then that wait is in ns[] already.
+	 * sampled: they were sampled (absent from older results.json). */
+	struct {
+		bool sampled;
+		uint64_t samples, crypt_samples, samples_nostack;
+		uint64_t crypt_ns, fs_ns;
+	} writeback;
 	/* The workers the caller waits on, over the whole phase (all ops):
 	 * enum worker_kind. */
 	struct {

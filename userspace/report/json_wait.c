@@ -110,6 +110,25 @@ static struct json_object *dmw_json(const struct wait_result *w)
 	return o;
 }
 
+/* The target's writeback workers' CPU samples (op write). */
+static struct json_object *writeback_json(const struct wait_result *w)
+{
+	struct json_object *o = json_object_new_object();
+	int err = !o;
+
+	err |= jadd_bool(o, "sampled", w->writeback.sampled);
+	err |= jadd_u64(o, "samples", w->writeback.samples);
+	err |= jadd_u64(o, "crypt_samples", w->writeback.crypt_samples);
+	err |= jadd_u64(o, "samples_nostack", w->writeback.samples_nostack);
+	err |= jadd_u64(o, "crypt_ns", w->writeback.crypt_ns);
+	err |= jadd_u64(o, "fs_ns", w->writeback.fs_ns);
+	if (err) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 struct json_object *report_wait_json(const struct wait_result *w)
 {
 	struct json_object *o = json_object_new_object();
@@ -137,6 +156,7 @@ struct json_object *report_wait_json(const struct wait_result *w)
 	err |= jadd(o, "workers", workers_json(w));
 	err |= jadd(o, "zfs_taskq_wakers", zfs_json(w));
 	err |= jadd(o, "dmcrypt_write_wakers", dmw_json(w));
+	err |= jadd(o, "writeback_workers", writeback_json(w));
 	if (err) {
 		json_object_put(ns);
 		json_object_put(o);
@@ -204,6 +224,20 @@ void report_wait_from(int *err, struct json_object *parent,
 		jget_u64(err, ks, "wakeups", &w->dmw_wakeups);
 		jget_u64(err, ks, "ns", &w->dmw_waker_ns);
 		jget_u64(err, ks, "chained", &w->dmw_chained);
+	}
+	/* Absent from results.json before the writeback workers were
+	 * sampled: not sampled. */
+	ks = jhas(o, "writeback_workers")
+		     ? jget_object(err, o, "writeback_workers")
+		     : NULL;
+	if (ks) {
+		jget_bool(err, ks, "sampled", &w->writeback.sampled);
+		jget_u64(err, ks, "samples", &w->writeback.samples);
+		jget_u64(err, ks, "crypt_samples", &w->writeback.crypt_samples);
+		jget_u64(err, ks, "samples_nostack",
+			 &w->writeback.samples_nostack);
+		jget_u64(err, ks, "crypt_ns", &w->writeback.crypt_ns);
+		jget_u64(err, ks, "fs_ns", &w->writeback.fs_ns);
 	}
 	ks = jget_object(err, o, "workers");
 	for (int k = 0; ks && k < NR_WORKER_KINDS; k++) {

@@ -32,6 +32,15 @@ static void print_layer(const struct layer_result *l, uint64_t sc_busy,
 			 100.0 * (double)l->busy_ns / (double)sc_busy);
 	else
 		snprintf(busy, sizeof(busy), "-");
+	/* CPU time from samples (crypt without fentry or kprobe): a total,
+	 * no items, so no mean or p99. */
+	if (!l->count && l->sum_ns) {
+		fprintf(out, "  %-13s %8s %10s %10s %7s  %s\n",
+			layer_name(l->layer), "-", "-", "-", busy, l->source);
+		fprintf(out, "  %-13s %8s CPU time %s from samples, no items\n",
+			"", "", fmt_ns(mean, sizeof(mean), (double)l->sum_ns));
+		return;
+	}
 	/* A derived layer has a mean but no histogram, so no p99. */
 	if (l->state == LAYER_DERIVED)
 		snprintf(p99, sizeof(p99), "-");

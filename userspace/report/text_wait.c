@@ -53,6 +53,26 @@ static void print_behind(const struct wait_result *w, FILE *out)
 	fprintf(out, " (%" PRIu64 " samples)\n", samples);
 }
 
+/* The target's writeback workers: CPU time beside the caller's, never
+ * a share of it. */
+static void print_writeback(const struct wait_result *w, FILE *out)
+{
+	char c[32], f[32];
+
+	if (!w->writeback.sampled)
+		return;
+	fprintf(out,
+		"  writeback workers of the target (whole phase, not in the "
+		"shares: the caller waited for them only where it blocked on "
+		"writeback): on a CPU %s in cipher code, %s in the file "
+		"system's writeback (%" PRIu64 " samples, %" PRIu64
+		" in cipher code%s)\n",
+		fmt_ns(c, sizeof(c), (double)w->writeback.crypt_ns),
+		fmt_ns(f, sizeof(f), (double)w->writeback.fs_ns),
+		w->writeback.samples, w->writeback.crypt_samples,
+		w->writeback.samples_nostack ? "; some without a stack" : "");
+}
+
 void report_print_wait(const struct attribution *a, FILE *out)
 {
 	const struct wait_result *w = &a->wait;
@@ -114,5 +134,6 @@ void report_print_wait(const struct attribution *a, FILE *out)
 		     w->workers[WORKER_DEVICE].runq_ns,
 		     a->layers[LAYER_DEVICE].count,
 		     w->workers[WORKER_DEVICE].items, out);
+	print_writeback(w, out);
 	fprintf(out, "  source: %s\n", w->source);
 }

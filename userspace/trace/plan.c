@@ -12,7 +12,10 @@
 
 const char *enc_name(enum enc_method m)
 {
-	return m == ENC_FENTRY ? "fentry" : m == ENC_KPROBE ? "kprobe" : "none";
+	return m == ENC_FENTRY	  ? "fentry"
+	       : m == ENC_KPROBE  ? "kprobe"
+	       : m == ENC_SAMPLES ? "cpu samples"
+				  : "none";
 }
 
 /* fentry, else kprobe, on kernel function func; why not, in why (absent:
@@ -38,6 +41,11 @@ static enum enc_method func_method(const struct capabilities *caps,
 	snprintf(why, len, "fentry: %.110s; kprobe: %.110s",
 		 caps->fentry.detail, caps->kprobe.detail);
 	return ENC_NONE;
+}
+
+enum enc_method enc_write_method(enum enc_method enc, bool sampled)
+{
+	return enc == ENC_NONE && sampled ? ENC_SAMPLES : enc;
 }
 
 /* How the write-side crypto is timed here; why not, in why. */
@@ -112,6 +120,11 @@ void crypt_source(char *buf, size_t len, bool btf, enum enc_method enc,
 	if (cw->why[0] && enc == ENC_NONE)
 		snprintf(buf, len, "unavailable: read: %.120s; write: %.110s",
 			 cw->why, enc_why);
+	else if (cw->why[0] && enc == ENC_SAMPLES)
+		snprintf(
+			buf, len,
+			"read: unavailable (%.60s); write: " ENC_SAMPLES_SOURCE,
+			cw->why);
 	else if (cw->why[0])
 		snprintf(buf, len,
 			 "read: unavailable (%.160s); %s:" ENC_FUNC " (write)",
@@ -120,6 +133,11 @@ void crypt_source(char *buf, size_t len, bool btf, enum enc_method enc,
 		snprintf(buf, len,
 			 "%s:workqueue_execute_start->end (read; dm-crypt "
 			 "write%s%s)",
+			 m, sep(cw->note), cw->note);
+	else if (enc == ENC_SAMPLES)
+		snprintf(buf, len,
+			 "%s:workqueue_execute_start->end (read%s%.40s); "
+			 "write: " ENC_SAMPLES_SOURCE,
 			 m, sep(cw->note), cw->note);
 	else if (enc == ENC_NONE)
 		/* The note first: of the two, the write reason may lose its
@@ -230,6 +248,14 @@ void plan_states(const struct capabilities *caps, bool btf, const char *btf_why,
 			 caps->fentry.detail);
 		layer_states_set(ls, LAYER_CRYPT, EB_OP_WRITE, LAYER_FALLBACK,
 				 why);
+	} else if (enc == ENC_SAMPLES) {
+		snprintf(why, sizeof(why),
+			 "%.120s: CPU time in cipher code from CPU samples of "
+			 "the callers and the target's writeback workers, no "
+			 "per-call latencies",
+			 enc_why);
+		layer_states_set(ls, LAYER_CRYPT, EB_OP_WRITE, LAYER_FALLBACK,
+				 why);
 	}
 	/* Neither side seen: no op's crypto is. */
 	if (cw->why[0] && enc == ENC_NONE) {
@@ -254,6 +280,9 @@ void trace_plan(const struct capabilities *caps,
 	enum enc_method dmw;
 
 	crypt_work_plan(ks, ks_errno, &cw);
+	/* As trace_open decides once the sampler is attached. */
+	enc = enc_write_method(enc, caps->perf_event.ok && ks &&
+					    ksyms_has(ks, WRITEBACK_FN));
 	plan_sources(caps, caps->tp_btf.ok, enc, why, &cw, sources);
 	if (caps->tp_btf.ok || caps->raw_tp.ok) {
 		dmw = dmw_choose(caps, ks, why, sizeof(why));

@@ -34,6 +34,8 @@ struct tracer {
 	/* What crypt's source is made of (see crypt_source). */
 	bool btf;
 	enum enc_method enc;
+	/* enc, or ENC_SAMPLES where CPU samples stand in for it. */
+	enum enc_method write_enc;
 	char enc_why[DETAIL_LEN];
 	/* How dm-crypt's inline crypto (no workqueue) is timed, if at all. */
 	enum enc_method dmx;
@@ -544,11 +546,14 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 			 strerror(-err));
 		goto out;
 	}
-	plan_sources(caps, btf, enc, enc_why, &tr->cw, tr->sources);
+	tr->write_enc = enc_write_method(
+		enc, tr->wait.sampling && tr->wait.writeback_workers);
+	plan_sources(caps, btf, tr->write_enc, enc_why, &tr->cw, tr->sources);
 	tr->btf = btf;
 	tr->enc = enc;
 	snprintf(tr->enc_why, sizeof(tr->enc_why), "%s", enc_why);
-	plan_states(caps, btf, btf_why, enc, enc_why, &tr->cw, &tr->states);
+	plan_states(caps, btf, btf_why, tr->write_enc, enc_why, &tr->cw,
+		    &tr->states);
 	dmw_plan(caps, btf, tr->dmw, tr->dmw_why,
 		 tr->sources[LAYER_DMCRYPT_WRITE], DETAIL_LEN, &tr->states);
 	tr->dm_major = dm_major();
@@ -805,8 +810,28 @@ static void dmw_applicable(const struct tracer *tr, struct trace_snapshot *snap)
 		 "not applicable: %s", why);
 }
 
+/*
+ * Neither fentry nor kprobe sees fscrypt's write-side encryption: crypt
+ * for writes is the CPU time of the samples in cipher code, of the
+ * callers (write, sync, copy) and of the kworkers writing the target back
+ * (where fscrypt encrypts what the callers leave to writeback). CPU time
+ * only: no calls, no latencies.
+ */
+static void write_crypt_from_samples(struct trace_snapshot *snap)
+{
+	struct layer_stat *s = &snap->stats[LAYER_CRYPT][EB_OP_WRITE];
+	double ns = (double)wait_sampled_write_crypt_ns(&snap->wait);
+
+	memset(s, 0, sizeof(*s));
+	s->sum_ns = (uint64_t)ns;
+	/* Samples of several CPUs can outrun the wall clock. */
+	s->busy_ns = ns < snap->wall_s * 1e9 ? (uint64_t)ns
+					     : (uint64_t)(snap->wall_s * 1e9);
+}
+
 int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 {
+	bool dm_write = false;
 	uint64_t now;
 
 	if (!tr || !snap)
@@ -831,8 +856,11 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 	/* dm-crypt encrypts writes on its workqueue too: with a dm device
 	 * in the target, crypt sees writes without fentry/kprobe. */
 	if (tr->filter_has_dm && tr->cw.have_kcryptd &&
-	    snap->states.state[LAYER_CRYPT][EB_OP_WRITE] == LAYER_UNAVAILABLE &&
+	    (snap->states.state[LAYER_CRYPT][EB_OP_WRITE] ==
+		     LAYER_UNAVAILABLE ||
+	     tr->write_enc == ENC_SAMPLES) &&
 	    snap->states.state[LAYER_CRYPT][EB_OP_READ] != LAYER_UNAVAILABLE) {
+		dm_write = true;
 		layer_states_set(&snap->states, LAYER_CRYPT, EB_OP_WRITE,
 				 snap->states.state[LAYER_CRYPT][EB_OP_READ],
 				 snap->states.why[LAYER_CRYPT][EB_OP_READ]);
@@ -868,6 +896,10 @@ int trace_end(struct tracer *tr, struct trace_snapshot *snap)
 	memcpy(snap->kernel_requests, tr->kreq_acc, sizeof(tr->kreq_acc));
 	wait_read(&tr->wait, tr->skel, &snap->wait);
 	snap->wall_s = (double)tr->wall_acc_ns / 1e9;
+	/* After wait_read and wall_s: the samples are the write side's only
+	 * measure here. */
+	if (tr->write_enc == ENC_SAMPLES && !dm_write)
+		write_crypt_from_samples(snap);
 	/* After wait_read: without kprobes, it has the samples. */
 	if (tr->filter.nr_zfs_objsets)
 		zfs_overlay(tr, snap);

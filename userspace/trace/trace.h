@@ -61,6 +61,11 @@ struct wait_snapshot {
 	 * and those in cipher code: kept only where ZFS's crypt comes from
 	 * them (its kprobes cannot attach). */
 	uint64_t zfs_samples[NR_OPS], zfs_crypt_samples[NR_OPS];
+	/* CPU samples of kworkers while they wrote the target back
+	 * (wb_workfn for its device; op write), and those in cipher code;
+	 * wb_sampled: they were taken. Not in the callers' wait. */
+	uint64_t wb_samples[NR_OPS], wb_crypt_samples[NR_OPS];
+	bool wb_sampled;
 	/* The sampling rate, per CPU. */
 	int sample_hz;
 	struct worker_stat workers[NR_WORKER_KINDS];
@@ -144,6 +149,11 @@ void verdict_for(const struct attribution *a, const struct target_info *t,
 /* wait_split.c: the wait decomposition of op from a phase's counters. */
 void wait_result_from(const struct wait_snapshot *ws, int op,
 		      struct wait_result *out);
+/* Write-side encryption on a CPU from the samples alone (no fentry or
+ * kprobe): the callers' crypt in the ops that write data (write, sync,
+ * copy) plus the target's writeback workers' samples in cipher code,
+ * times the period; in ns. */
+uint64_t wait_sampled_write_crypt_ns(const struct wait_snapshot *ws);
 /* What the components add up to (== total_ns by construction). */
 uint64_t wait_sum_ns(const struct wait_result *w);
 /* Per-syscall time t adds over base (NULL: t's own), by component into

@@ -15,7 +15,23 @@ struct btf;
 /* fscrypt encrypts page cache blocks synchronously in writeback. */
 #define ENC_FUNC "fscrypt_encrypt_pagecache_blocks"
 
-enum enc_method { ENC_NONE, ENC_FENTRY, ENC_KPROBE };
+/* ENC_SAMPLES: neither fentry nor kprobe, so write crypt is the CPU
+ * samples in cipher code of the callers and of the target's writeback
+ * workers (trace_end; never chosen for loading). */
+enum enc_method { ENC_NONE, ENC_FENTRY, ENC_KPROBE, ENC_SAMPLES };
+
+/* The flusher's work function (fs/fs-writeback.c). */
+#define WRITEBACK_FN "wb_workfn"
+
+/* ENC_SAMPLES where enc is ENC_NONE and the callers and the writeback
+ * workers are sampled, else enc. */
+enum enc_method enc_write_method(enum enc_method enc, bool sampled);
+
+/* The write half of crypt's source with ENC_SAMPLES. */
+#define ENC_SAMPLES_SOURCE                                                     \
+	"cpu samples: callers + writeback workers (wb_workfn of the "          \
+	"target's device) in cipher code, times the period: CPU time, no "     \
+	"latencies"
 
 /* cryptwork.c: crypto work items on workqueues. */
 
@@ -133,7 +149,8 @@ struct wait_tracer {
 	char sample_why[DETAIL_LEN];
 	int *pfds;
 	struct bpf_link **links;
-	bool device_workers; /* loop's work functions were found */
+	bool device_workers;	/* loop's work functions were found */
+	bool writeback_workers; /* the flusher's wb_workfn was found */
 };
 
 /* After load: fill the worker table, attach CPU sampling if `sample`

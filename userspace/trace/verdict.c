@@ -301,6 +301,45 @@ static void ceilings_line(const struct attribution *a,
 		got);
 }
 
+/*
+ * Writes where only CPU samples see the encryption: the target's
+ * writeback workers' share (the caller did not wait for it unless it
+ * blocked on writeback), and the cipher's rate over the write-side crypt
+ * of callers and workers together (the crypt layer's CPU time).
+ */
+static void writeback_lines(const struct attribution *a, struct verdict *out)
+{
+	const struct wait_result *w = &a->wait;
+	const struct layer_result *c = &a->layers[LAYER_CRYPT];
+	char k[32], f[32], cpu1[32], all[32];
+	int cpus = w->nr_cpus > 0 ? w->nr_cpus : 1;
+	double rate;
+
+	if (!w->writeback.sampled || !w->writeback.samples)
+		return;
+	fmt_ns(k, sizeof(k), (double)w->writeback.crypt_ns);
+	fmt_ns(f, sizeof(f), (double)w->writeback.fs_ns);
+	verdict_add_evidence(
+		out,
+		"the target's writeback workers (wb_workfn) were on a CPU %s "
+		"in cipher code and %s in the file system's writeback (%llu "
+		"samples): encryption the writes left to writeback, not in "
+		"the caller's waits unless it blocked on writeback",
+		k, f, (unsigned long long)w->writeback.samples);
+	if (c->count || !c->sum_ns || !w->dev_bytes)
+		return;
+	rate = (double)w->dev_bytes / ((double)c->sum_ns / 1e9);
+	fmt_rate(cpu1, sizeof(cpu1), rate);
+	fmt_rate(all, sizeof(all), rate * cpus);
+	verdict_add_evidence(
+		out,
+		"ceilings: the cipher enciphers %s per CPU in cipher code "
+		"(%s on all %d CPUs; bytes written to the device per CPU "
+		"second of write-side crypt, from CPU samples of the callers "
+		"and writeback workers)",
+		cpu1, all, cpus);
+}
+
 static void workqueue_line(const struct attribution *a,
 			   const struct target_info *t, struct verdict *out)
 {
@@ -439,6 +478,8 @@ void verdict_wait(const struct attribution *a, const struct attribution *b,
 			verdict_add_evidence(out, "%s", t->notes[i]);
 	if (a->op == EB_OP_READ)
 		ceilings_line(a, b, out);
+	if (a->op == EB_OP_WRITE)
+		writeback_lines(a, out);
 	fmt_ns(v1, sizeof(v1), (double)w->sampling_err_ns / w->syscalls);
 	fmt_ns(v2, sizeof(v2), (double)w->unresolved_ns / w->syscalls);
 	verdict_add_evidence(

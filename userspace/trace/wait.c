@@ -76,6 +76,26 @@ static const struct {
 	{"loop_workfn", LOOP_WORKER},
 };
 
+/* The flusher's work function: its CPU samples while it writes the
+ * target back are where fscrypt encrypts the writes that the callers
+ * leave to writeback. */
+static int fill_writeback_funcs(struct wait_tracer *w, int fd,
+				const struct ksyms *ks)
+{
+	uint64_t addrs[2];
+	__u32 val = WORKER_WRITEBACK_FN;
+	__u64 addr;
+	int n = ksyms_addrs(ks, WRITEBACK_FN, addrs, 2);
+
+	for (int j = 0; j < n && j < 2; j++) {
+		addr = addrs[j];
+		if (bpf_map_update_elem(fd, &addr, &val, BPF_ANY))
+			return -errno;
+		w->writeback_workers = true;
+	}
+	return 0;
+}
+
 static int fill_worker_funcs(struct wait_tracer *w, struct attrib_bpf *skel,
 			     const struct ksyms *ks,
 			     const struct crypt_work_plan *cw)
@@ -104,7 +124,7 @@ static int fill_worker_funcs(struct wait_tracer *w, struct attrib_bpf *skel,
 			w->device_workers = true;
 		}
 	}
-	return 0;
+	return fill_writeback_funcs(w, fd, ks);
 }
 
 static void detach_sampling(struct wait_tracer *w)
@@ -313,6 +333,10 @@ static void read_stacks(const struct wait_tracer *w, struct attrib_bpf *skel,
 				s->crypt_stack_samples[next.op] += val;
 		} else if (next.use == STACK_WAKER_NS && crypt) {
 			s->waker_crypt_ns[next.op] += val;
+		} else if (next.use == STACK_WB_SAMPLE) {
+			s->wb_samples[next.op] += val;
+			if (crypt)
+				s->wb_crypt_samples[next.op] += val;
 		} else if (next.use == STACK_ZFS_SAMPLE) {
 			s->zfs_samples[next.op] += val;
 			if (crypt)
@@ -330,11 +354,15 @@ void wait_read(const struct wait_tracer *w, struct attrib_bpf *skel,
 	s->sampled = w->sampling;
 	s->nr_cpus = w->nr_cpus;
 	s->sample_hz = WAIT_SAMPLE_HZ;
+	s->wb_sampled = w->sampling && w->writeback_workers;
 	if (w->sampling)
 		snprintf(s->source, sizeof(s->source),
 			 "sched_switch/sched_waking; on-CPU split by "
-			 "cpu-clock samples at %d Hz",
-			 WAIT_SAMPLE_HZ);
+			 "cpu-clock samples at %d Hz%s",
+			 WAIT_SAMPLE_HZ,
+			 s->wb_sampled ? "; the target's writeback workers "
+					 "(wb_workfn) sampled apart"
+				       : "");
 	else
 		snprintf(s->source, sizeof(s->source),
 			 "sched_switch/sched_waking; on-CPU time all in fs: "

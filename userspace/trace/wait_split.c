@@ -33,6 +33,44 @@ static void split_cpu_wait(const struct wait_stat *w, struct wait_result *out)
 	out->cpu_wait_behind_ns[NR_WORKER_KINDS] = rest;
 }
 
+/* CPU time of n samples at hz per CPU, in ns. */
+static uint64_t samples_ns(uint64_t n, int hz)
+{
+	return hz > 0 ? (uint64_t)((double)n * 1e9 / hz + 0.5) : 0;
+}
+
+/* The target's writeback workers, sampled apart from the callers: only
+ * for op write, where BPF keeps them. */
+static void writeback_from(const struct wait_snapshot *ws, int op,
+			   struct wait_result *out)
+{
+	uint64_t n = ws->wb_samples[op], k = ws->wb_crypt_samples[op];
+
+	if (op != EB_OP_WRITE || !ws->wb_sampled)
+		return;
+	if (k > n)
+		k = n;
+	out->writeback.sampled = true;
+	out->writeback.samples = n;
+	out->writeback.crypt_samples = k;
+	out->writeback.samples_nostack = ws->ops[op].wb_samples_nostack;
+	out->writeback.crypt_ns = samples_ns(k, ws->sample_hz);
+	out->writeback.fs_ns = samples_ns(n - k, ws->sample_hz);
+}
+
+uint64_t wait_sampled_write_crypt_ns(const struct wait_snapshot *ws)
+{
+	static const int ops[] = {EB_OP_WRITE, EB_OP_SYNC, EB_OP_COPY};
+	struct wait_result r;
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		wait_result_from(ws, ops[i], &r);
+		sum += r.oncpu_crypt_ns + r.writeback.crypt_ns;
+	}
+	return sum;
+}
+
 void wait_result_from(const struct wait_snapshot *ws, int op,
 		      struct wait_result *out)
 {
@@ -98,6 +136,7 @@ void wait_result_from(const struct wait_snapshot *ws, int op,
 	out->dmw_wakeups = w->dmw_wakeups;
 	out->dmw_waker_ns = w->dmw_waker_ns;
 	out->dmw_chained = w->dmw_chained;
+	writeback_from(ws, op, out);
 	for (int k = 0; k < NR_WORKER_KINDS; k++) {
 		out->workers[k].items = ws->workers[k].items;
 		out->workers[k].runq_ns = ws->workers[k].runq_ns;
