@@ -405,6 +405,7 @@ static void test_writeback_samples(void **state)
 	ws.wb_sampled = true;
 	ws.wb_samples[EB_OP_WRITE] = 1000;
 	ws.wb_crypt_samples[EB_OP_WRITE] = 900;
+	ws.wb_crypt_stack_samples[EB_OP_WRITE] = 950;
 	ws.ops[EB_OP_WRITE].wb_samples_nostack = 2;
 	ws.ops[EB_OP_WRITE].dev_bytes = 100ull << 20;
 	wait_result_from(&ws, EB_OP_WRITE, &a.wait);
@@ -412,6 +413,7 @@ static void test_writeback_samples(void **state)
 	assert_true(a.wait.writeback.crypt_ns == 900 * MS);
 	assert_true(a.wait.writeback.fs_ns == 100 * MS);
 	assert_int_equal(a.wait.writeback.samples_nostack, 2);
+	assert_int_equal(a.wait.writeback.crypt_stack_samples, 950);
 	/* Not the caller's wait: the components are as before. */
 	assert_true(a.wait.ns[LAYER_CRYPT] == 5 * MS);
 	assert_true(wait_sum_ns(&a.wait) == a.wait.total_ns);

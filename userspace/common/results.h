@@ -246,10 +246,12 @@ struct wait_result {
 	 * period) in cipher code and in the file system's own writeback
 	 * work. Not in ns[]: the caller did not wait for them unless it
 	 * blocked on writeback, and then that wait is in ns[] already.
-	 * sampled: they were sampled (absent from older results.json). */
+	 * sampled: they were sampled (absent from older results.json);
+	 * crypt_stack_samples as the caller's. */
 	struct {
 		bool sampled;
 		uint64_t samples, crypt_samples, samples_nostack;
+		uint64_t crypt_stack_samples;
 		uint64_t crypt_ns, fs_ns;
 	} writeback;
 	/* The workers the caller waits on, over the whole phase (all ops):

@@ -120,6 +120,8 @@ static struct json_object *writeback_json(const struct wait_result *w)
 	err |= jadd_u64(o, "samples", w->writeback.samples);
 	err |= jadd_u64(o, "crypt_samples", w->writeback.crypt_samples);
 	err |= jadd_u64(o, "samples_nostack", w->writeback.samples_nostack);
+	err |= jadd_u64(o, "crypt_stack_samples",
+			w->writeback.crypt_stack_samples);
 	err |= jadd_u64(o, "crypt_ns", w->writeback.crypt_ns);
 	err |= jadd_u64(o, "fs_ns", w->writeback.fs_ns);
 	if (err) {
@@ -236,6 +238,8 @@ void report_wait_from(int *err, struct json_object *parent,
 		jget_u64(err, ks, "crypt_samples", &w->writeback.crypt_samples);
 		jget_u64(err, ks, "samples_nostack",
 			 &w->writeback.samples_nostack);
+		jget_u64(err, ks, "crypt_stack_samples",
+			 &w->writeback.crypt_stack_samples);
 		jget_u64(err, ks, "crypt_ns", &w->writeback.crypt_ns);
 		jget_u64(err, ks, "fs_ns", &w->writeback.fs_ns);
 	}

@@ -65,6 +65,7 @@ struct wait_snapshot {
 	 * (wb_workfn for its device; op write), and those in cipher code;
 	 * wb_sampled: they were taken. Not in the callers' wait. */
 	uint64_t wb_samples[NR_OPS], wb_crypt_samples[NR_OPS];
+	uint64_t wb_crypt_stack_samples[NR_OPS]; /* as crypt_stack_samples */
 	bool wb_sampled;
 	/* The sampling rate, per CPU. */
 	int sample_hz;

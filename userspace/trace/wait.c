@@ -337,6 +337,8 @@ static void read_stacks(const struct wait_tracer *w, struct attrib_bpf *skel,
 			s->wb_samples[next.op] += val;
 			if (crypt)
 				s->wb_crypt_samples[next.op] += val;
+			if (under)
+				s->wb_crypt_stack_samples[next.op] += val;
 		} else if (next.use == STACK_ZFS_SAMPLE) {
 			s->zfs_samples[next.op] += val;
 			if (crypt)

@@ -54,6 +54,7 @@ static void writeback_from(const struct wait_snapshot *ws, int op,
 	out->writeback.samples = n;
 	out->writeback.crypt_samples = k;
 	out->writeback.samples_nostack = ws->ops[op].wb_samples_nostack;
+	out->writeback.crypt_stack_samples = ws->wb_crypt_stack_samples[op];
 	out->writeback.crypt_ns = samples_ns(k, ws->sample_hz);
 	out->writeback.fs_ns = samples_ns(n - k, ws->sample_hz);
 }
