@@ -452,6 +452,20 @@ static __always_inline void split_blocked(void *ctx, struct thr_wait *t,
 
 /* ---- scheduler ------------------------------------------------------ */
 
+/* A writeback worker's time on a CPU or runnable while it wrote the
+ * target back (ns > 0). */
+static __always_inline void wb_add(bool runnable, __u64 ns)
+{
+	struct wait_stat *w = wait_stat_of(EB_OP_WRITE);
+
+	if (!w)
+		return;
+	if (runnable)
+		__sync_fetch_and_add(&w->wb_runq_ns, ns);
+	else
+		__sync_fetch_and_add(&w->wb_oncpu_ns, ns);
+}
+
 static __always_inline struct worker_stat *worker_stat_of(__u32 kind)
 {
 	if (kind >= NR_WORKER_KINDS)
@@ -543,6 +557,8 @@ static __always_inline int on_sched_switch(__u64 *ctx, bool btf)
 		else if (wk->thread_kind && wk->on && now > wk->last)
 			worker_oncpu(worker_stat_of(wk->thread_kind - 1),
 				     now - wk->last);
+		else if (wk->writeback && wk->on && now > wk->last)
+			wb_add(false, now - wk->last);
 		wk->on = 0;
 		wk->woke = runnable ? now : 0;
 		/* dmcrypt_write: its clone's submission is over. */
@@ -572,6 +588,8 @@ static __always_inline int on_sched_switch(__u64 *ctx, bool btf)
 			else if (wk->thread_kind)
 				worker_runq(worker_stat_of(wk->thread_kind - 1),
 					    ns);
+			else if (wk->writeback)
+				wb_add(true, ns);
 			else
 				wk->pending = ns;
 		}
@@ -892,9 +910,9 @@ static __always_inline __u64 crypt_item_bytes(struct work_struct *work,
  * item is the bdi_writeback's delayed work; its bdi's owner is the disk
  * the file system is on (device_add_disk: bdi_set_owner).
  */
-static __always_inline void wait_wb_start(struct work_struct *work)
+static __always_inline void wait_wb_start(struct work_struct *work, __u64 now)
 {
-	struct served_worker *wk, init = {.writeback = 1};
+	struct served_worker *wk, init = {.writeback = 1, .on = 1, .last = now};
 	struct bdi_writeback *wb;
 	__u32 tid;
 
@@ -907,6 +925,8 @@ static __always_inline void wait_wb_start(struct work_struct *work)
 	wk = bpf_map_lookup_elem(&workers, &tid);
 	if (wk) {
 		wk->writeback = 1;
+		wk->on = 1;
+		wk->last = now;
 	} else {
 		/* The bit before the entry, as every worker's. */
 		pid_mark(tid, PID_WORKER);
@@ -929,7 +949,7 @@ static __always_inline void wait_execute_start(struct work_struct *work,
 	struct served_worker *wk, init = {};
 
 	if (val == WORKER_WRITEBACK_FN) {
-		wait_wb_start(work);
+		wait_wb_start(work, now);
 		return;
 	}
 	if (kind == WORKER_CRYPT && crypt_op < 0)
@@ -978,6 +998,8 @@ static __always_inline void wait_execute_end(struct served_worker *wk,
 	struct worker_stat *ws;
 
 	if (wk->writeback) {
+		if (wk->on && now > wk->last)
+			wb_add(false, now - wk->last);
 		/* Its run-queue waits were the flusher's, not before an
 		 * item of ours. */
 		wk->writeback = 0;

@@ -76,9 +76,11 @@ struct wait_stat {
 	 * wakeups, their ns, and how many of them split along the chain of
 	 * the clone it was submitting (the others: by its stack). */
 	unsigned long long dmw_wakeups, dmw_waker_ns, dmw_chained;
-	/* CPU samples of the target's writeback workers (STACK_WB_SAMPLE,
-	 * op write) whose stack could not be taken. */
+	/* The target's writeback workers (op write): CPU samples whose
+	 * stack could not be taken (STACK_WB_SAMPLE), their time on a CPU
+	 * and runnable while they wrote the target back. */
 	unsigned long long wb_samples_nostack;
+	unsigned long long wb_oncpu_ns, wb_runq_ns;
 };
 
 /* worker_funcs values: enum worker_kind in the low byte, a flavour above

@@ -169,6 +169,8 @@ static inline void fixture_attrib(struct attribution *a, const char *target)
 	a->wait.writeback.crypt_samples = 620;
 	a->wait.writeback.samples_nostack = 3;
 	a->wait.writeback.crypt_stack_samples = 660;
+	a->wait.writeback.oncpu_ns = 641925778;
+	a->wait.writeback.runq_ns = 12000000;
 	a->wait.writeback.crypt_ns = 621865597;
 	a->wait.writeback.fs_ns = 20060181;
 }

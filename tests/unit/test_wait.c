@@ -400,12 +400,16 @@ static void test_writeback_samples(void **state)
 	sync->total_ns = 40 * MS;
 	ws.samples[EB_OP_SYNC] = 40;
 	ws.crypt_samples[EB_OP_SYNC] = 30;
-	/* The flusher: 1000 samples at 1000 Hz, 900 in cipher code. */
+	/* The flusher: 1 s on a CPU, 9 in 10 of its samples in cipher
+	 * code; fewer samples than the rate would give (250 Hz, as under
+	 * TCG) change nothing. */
 	ws.sample_hz = 1000;
 	ws.wb_sampled = true;
-	ws.wb_samples[EB_OP_WRITE] = 1000;
-	ws.wb_crypt_samples[EB_OP_WRITE] = 900;
-	ws.wb_crypt_stack_samples[EB_OP_WRITE] = 950;
+	ws.ops[EB_OP_WRITE].wb_oncpu_ns = 1000 * MS;
+	ws.ops[EB_OP_WRITE].wb_runq_ns = 30 * MS;
+	ws.wb_samples[EB_OP_WRITE] = 250;
+	ws.wb_crypt_samples[EB_OP_WRITE] = 225;
+	ws.wb_crypt_stack_samples[EB_OP_WRITE] = 240;
 	ws.ops[EB_OP_WRITE].wb_samples_nostack = 2;
 	ws.ops[EB_OP_WRITE].dev_bytes = 100ull << 20;
 	wait_result_from(&ws, EB_OP_WRITE, &a.wait);
@@ -413,7 +417,9 @@ static void test_writeback_samples(void **state)
 	assert_true(a.wait.writeback.crypt_ns == 900 * MS);
 	assert_true(a.wait.writeback.fs_ns == 100 * MS);
 	assert_int_equal(a.wait.writeback.samples_nostack, 2);
-	assert_int_equal(a.wait.writeback.crypt_stack_samples, 950);
+	assert_int_equal(a.wait.writeback.crypt_stack_samples, 240);
+	assert_true(a.wait.writeback.oncpu_ns == 1000 * MS);
+	assert_true(a.wait.writeback.runq_ns == 30 * MS);
 	/* Not the caller's wait: the components are as before. */
 	assert_true(a.wait.ns[LAYER_CRYPT] == 5 * MS);
 	assert_true(wait_sum_ns(&a.wait) == a.wait.total_ns);
@@ -430,7 +436,7 @@ static void test_writeback_samples(void **state)
 	verdict_wait(&a, NULL, NULL, true, &v);
 	assert_true(evidence_has(&v, "writeback workers (wb_workfn) were on a "
 				     "CPU 900 ms in cipher code and 100 ms in "
-				     "the file system's writeback (1000 "
+				     "the file system's writeback (250 "
 				     "samples)"));
 	assert_true(evidence_has(&v, "enciphers 112.1 MB/s per CPU"));
 	/* Not sampled (an older kernel without wb_workfn): no line. */

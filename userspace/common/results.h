@@ -242,16 +242,18 @@ struct wait_result {
 	uint64_t dmw_wakeups, dmw_waker_ns, dmw_chained;
 	/* The target's writeback workers (kworkers running wb_workfn for
 	 * its device), op write: their CPU samples, those in cipher code,
-	 * those whose stack was lost, and their CPU time (samples times the
-	 * period) in cipher code and in the file system's own writeback
-	 * work. Not in ns[]: the caller did not wait for them unless it
-	 * blocked on writeback, and then that wait is in ns[] already.
-	 * sampled: they were sampled (absent from older results.json);
-	 * crypt_stack_samples as the caller's. */
+	 * those whose stack was lost, their time on a CPU (oncpu_ns) and
+	 * runnable (runq_ns) while writing the target back, and the on-CPU
+	 * time split by the samples into cipher code (crypt_ns) and the file
+	 * system's own writeback work (fs_ns). Not in ns[]: the caller did not
+	 * wait for them unless it blocked on writeback, and then that wait is
+	 * in ns[] already. sampled: they were sampled (absent from older
+	 * results.json); crypt_stack_samples as the caller's. */
 	struct {
 		bool sampled;
 		uint64_t samples, crypt_samples, samples_nostack;
 		uint64_t crypt_stack_samples;
+		uint64_t oncpu_ns, runq_ns;
 		uint64_t crypt_ns, fs_ns;
 	} writeback;
 	/* The workers the caller waits on, over the whole phase (all ops):

@@ -122,6 +122,8 @@ static struct json_object *writeback_json(const struct wait_result *w)
 	err |= jadd_u64(o, "samples_nostack", w->writeback.samples_nostack);
 	err |= jadd_u64(o, "crypt_stack_samples",
 			w->writeback.crypt_stack_samples);
+	err |= jadd_u64(o, "oncpu_ns", w->writeback.oncpu_ns);
+	err |= jadd_u64(o, "runq_ns", w->writeback.runq_ns);
 	err |= jadd_u64(o, "crypt_ns", w->writeback.crypt_ns);
 	err |= jadd_u64(o, "fs_ns", w->writeback.fs_ns);
 	if (err) {
@@ -240,6 +242,8 @@ void report_wait_from(int *err, struct json_object *parent,
 			 &w->writeback.samples_nostack);
 		jget_u64(err, ks, "crypt_stack_samples",
 			 &w->writeback.crypt_stack_samples);
+		jget_u64(err, ks, "oncpu_ns", &w->writeback.oncpu_ns);
+		jget_u64(err, ks, "runq_ns", &w->writeback.runq_ns);
 		jget_u64(err, ks, "crypt_ns", &w->writeback.crypt_ns);
 		jget_u64(err, ks, "fs_ns", &w->writeback.fs_ns);
 	}

@@ -57,7 +57,7 @@ static void print_behind(const struct wait_result *w, FILE *out)
  * a share of it. */
 static void print_writeback(const struct wait_result *w, FILE *out)
 {
-	char c[32], f[32];
+	char c[32], f[32], r[32];
 
 	if (!w->writeback.sampled)
 		return;
@@ -65,10 +65,11 @@ static void print_writeback(const struct wait_result *w, FILE *out)
 		"  writeback workers of the target (whole phase, not in the "
 		"shares: the caller waited for them only where it blocked on "
 		"writeback): on a CPU %s in cipher code, %s in the file "
-		"system's writeback (%" PRIu64 " samples, %" PRIu64
+		"system's writeback, runnable %s (%" PRIu64 " samples, %" PRIu64
 		" in cipher code%s)\n",
 		fmt_ns(c, sizeof(c), (double)w->writeback.crypt_ns),
 		fmt_ns(f, sizeof(f), (double)w->writeback.fs_ns),
+		fmt_ns(r, sizeof(r), (double)w->writeback.runq_ns),
 		w->writeback.samples, w->writeback.crypt_samples,
 		w->writeback.samples_nostack ? "; some without a stack" : "");
 }

@@ -152,8 +152,8 @@ void wait_result_from(const struct wait_snapshot *ws, int op,
 		      struct wait_result *out);
 /* Write-side encryption on a CPU from the samples alone (no fentry or
  * kprobe): the callers' crypt in the ops that write data (write, sync,
- * copy) plus the target's writeback workers' samples in cipher code,
- * times the period; in ns. */
+ * copy) plus the target's writeback workers', each on-CPU time in the
+ * proportion of its samples in cipher code; in ns. */
 uint64_t wait_sampled_write_crypt_ns(const struct wait_snapshot *ws);
 /* What the components add up to (== total_ns by construction). */
 uint64_t wait_sum_ns(const struct wait_result *w);

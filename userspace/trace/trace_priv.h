@@ -30,8 +30,8 @@ enum enc_method enc_write_method(enum enc_method enc, bool sampled);
 /* The write half of crypt's source with ENC_SAMPLES. */
 #define ENC_SAMPLES_SOURCE                                                     \
 	"cpu samples: callers + writeback workers (wb_workfn of the "          \
-	"target's device) in cipher code, times the period: CPU time, no "     \
-	"latencies"
+	"target's device), their on-CPU time in the proportion of samples "    \
+	"in cipher code: CPU time, no latencies"
 
 /* cryptwork.c: crypto work items on workqueues. */
 

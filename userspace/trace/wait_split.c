@@ -33,30 +33,36 @@ static void split_cpu_wait(const struct wait_stat *w, struct wait_result *out)
 	out->cpu_wait_behind_ns[NR_WORKER_KINDS] = rest;
 }
 
-/* CPU time of n samples at hz per CPU, in ns. */
-static uint64_t samples_ns(uint64_t n, int hz)
-{
-	return hz > 0 ? (uint64_t)((double)n * 1e9 / hz + 0.5) : 0;
-}
-
-/* The target's writeback workers, sampled apart from the callers: only
- * for op write, where BPF keeps them. */
+/*
+ * The target's writeback workers, sampled apart from the callers: only
+ * for op write, where BPF keeps them. Their on-CPU time is split as the
+ * callers' is, in the proportion of the samples (not samples times the
+ * period: a sampler can deliver fewer than its rate, as under QEMU's TCG,
+ * where about 290 of 997 per second arrived); no sample, all of it fs.
+ */
 static void writeback_from(const struct wait_snapshot *ws, int op,
 			   struct wait_result *out)
 {
 	uint64_t n = ws->wb_samples[op], k = ws->wb_crypt_samples[op];
+	uint64_t on = ws->ops[op].wb_oncpu_ns, crypt = 0;
 
 	if (op != EB_OP_WRITE || !ws->wb_sampled)
 		return;
 	if (k > n)
 		k = n;
+	if (n)
+		crypt = (uint64_t)((double)on * (double)k / (double)n + 0.5);
+	if (crypt > on)
+		crypt = on;
 	out->writeback.sampled = true;
 	out->writeback.samples = n;
 	out->writeback.crypt_samples = k;
 	out->writeback.samples_nostack = ws->ops[op].wb_samples_nostack;
 	out->writeback.crypt_stack_samples = ws->wb_crypt_stack_samples[op];
-	out->writeback.crypt_ns = samples_ns(k, ws->sample_hz);
-	out->writeback.fs_ns = samples_ns(n - k, ws->sample_hz);
+	out->writeback.oncpu_ns = on;
+	out->writeback.runq_ns = ws->ops[op].wb_runq_ns;
+	out->writeback.crypt_ns = crypt;
+	out->writeback.fs_ns = on - crypt;
 }
 
 uint64_t wait_sampled_write_crypt_ns(const struct wait_snapshot *ws)
