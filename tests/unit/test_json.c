@@ -518,7 +518,7 @@ static void test_reads_file_without_writeback_workers(void **state)
 	struct fx *f = *state;
 	struct json_object *doc, *attrib, *wait;
 
-	assert_int_equal(report_write_json(f->in, f->dir), 0);
+	assert_int_equal(report_write_json(f->in, f->dir, NULL), 0);
 	doc = json_object_from_file(f->path);
 	assert_non_null(doc);
 	assert_true(json_object_object_get_ex(doc, "attribution", &attrib));
