@@ -144,6 +144,10 @@ struct wait_tracer {
 	 * them once attached): a sample in them is not crypto work. */
 	int nr_tracer_ranges;
 	struct ksym_range *tracer_ranges;
+	/* Interrupt and softirq entry: the frames inside one ran for the
+	 * interrupt, not for the task it interrupted. */
+	int nr_irq_ranges;
+	struct ksym_range *irq_ranges;
 	bool tracer_ranges_read;
 	bool sampling;
 	char sample_why[DETAIL_LEN];
@@ -162,6 +166,11 @@ void wait_begin(struct wait_tracer *w, struct attrib_bpf *skel);
 void wait_read(const struct wait_tracer *w, struct attrib_bpf *skel,
 	       struct wait_snapshot *s);
 void wait_close(struct wait_tracer *w);
+/* Whether the n frames ips (innermost first) of a waker's stack
+ * (`waker`) or of a sampled task are crypto work of that context;
+ * *under_crypt: crypto code anywhere on the stack (see wait.c). */
+bool wait_frames_in_crypt(const struct wait_tracer *w, const uint64_t *ips,
+			  int n, bool waker, bool *under_crypt);
 
 /* devstat.c: completed read/write requests on the filter's devices,
  * plus those in flight when `inflight`. */

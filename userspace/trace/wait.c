@@ -67,6 +67,29 @@ static bool tracer_symbol(const char *name)
 	       !strncmp(name, "__bpf_prog_exit", 15);
 }
 
+/*
+ * Where an interrupt or a softirq begins on a stack: a hardware
+ * interrupt's entry (asm_sysvec_*, asm_common_interrupt, their C halves)
+ * and the softirq loop, run on irq exit or from local_bh_enable. Frames
+ * inside it ran for the interrupt: a sample there did not catch the task
+ * at its own work, and a wakeup from there is the interrupt's, whatever
+ * the task under it was doing (a kworker deciphering for another disk).
+ */
+static bool irq_symbol(const char *name)
+{
+	static const char *const irq_prefixes[] = {
+		"asm_sysvec_",		"sysvec_",	    "__sysvec_",
+		"asm_common_interrupt", "common_interrupt", "handle_softirqs",
+		"__do_softirq",		"asm_exc_nmi",	    "exc_nmi",
+	};
+
+	for (size_t i = 0; i < sizeof(irq_prefixes) / sizeof(*irq_prefixes);
+	     i++)
+		if (!strncmp(name, irq_prefixes[i], strlen(irq_prefixes[i])))
+			return true;
+	return false;
+}
+
 /* Work functions of CPU-served devices' workers (drivers/block/loop.c). */
 static const struct {
 	const char *name;
@@ -194,6 +217,8 @@ int wait_open(struct wait_tracer *w, struct attrib_bpf *skel,
 		return err;
 	n = ksyms_ranges(ks, crypt_symbol, &w->crypt_ranges);
 	w->nr_crypt_ranges = n > 0 ? n : 0;
+	n = ksyms_ranges(ks, irq_symbol, &w->irq_ranges);
+	w->nr_irq_ranges = n > 0 ? n : 0;
 	if (!sample) {
 		snprintf(w->sample_why, sizeof(w->sample_why),
 			 "perf_event sampling does not work here");
@@ -224,6 +249,8 @@ void wait_close(struct wait_tracer *w)
 	w->crypt_ranges = NULL;
 	free(w->tracer_ranges);
 	w->tracer_ranges = NULL;
+	free(w->irq_ranges);
+	w->irq_ranges = NULL;
 }
 
 /* Once, after attach: the trampolines exist only then. Without them a
@@ -269,27 +296,51 @@ void wait_begin(struct wait_tracer *w, struct attrib_bpf *skel)
  * that is crypto code or the tracer's decides. fexit's trampoline calls
  * the function it times, so it is a frame above every cipher sample; a
  * program it runs is below the function, and its time is the tracer's.
+ * Only the frames of the context in question count. A wakeup from an
+ * interrupt is the interrupt's: a waker's frames end at the first
+ * interrupt entry (the task under it, a kworker deciphering for another
+ * disk, woke no one). A sample that caught an interrupt counts what the
+ * task under it was doing: its frames begin after the last entry (an
+ * interrupt inside a cipher is inside it, as fentry times it).
+ * *under_crypt: crypto code anywhere on the stack.
  */
-static bool stack_in_crypt(const struct wait_tracer *w, int fd, __u32 id,
-			   bool *under_crypt)
+bool wait_frames_in_crypt(const struct wait_tracer *w, const uint64_t *ips,
+			  int n, bool waker, bool *under_crypt)
 {
-	__u64 ips[WAIT_STACK_DEPTH] = {0};
+	int from = 0, to = n;
 	bool tracer = false;
 
 	*under_crypt = false;
-	if (bpf_map_lookup_elem(fd, &id, ips))
-		return false;
-	for (int i = 0; i < WAIT_STACK_DEPTH && ips[i]; i++) {
-		if (ksym_in_ranges(w->crypt_ranges, w->nr_crypt_ranges,
-				   ips[i])) {
+	for (int i = 0; i < n && ips[i]; i++) {
+		if (ksym_in_ranges(w->crypt_ranges, w->nr_crypt_ranges, ips[i]))
 			*under_crypt = true;
+		if (!ksym_in_ranges(w->irq_ranges, w->nr_irq_ranges, ips[i]))
+			continue;
+		if (!waker)
+			from = i + 1;
+		else if (to == n)
+			to = i;
+	}
+	for (int i = from; i < to && ips[i]; i++) {
+		if (ksym_in_ranges(w->crypt_ranges, w->nr_crypt_ranges, ips[i]))
 			return !tracer;
-		}
 		if (ksym_in_ranges(w->tracer_ranges, w->nr_tracer_ranges,
 				   ips[i]))
 			tracer = true;
 	}
 	return false;
+}
+
+static bool stack_in_crypt(const struct wait_tracer *w, int fd, __u32 id,
+			   bool waker, bool *under_crypt)
+{
+	uint64_t ips[WAIT_STACK_DEPTH] = {0};
+
+	*under_crypt = false;
+	if (bpf_map_lookup_elem(fd, &id, ips))
+		return false;
+	return wait_frames_in_crypt(w, ips, WAIT_STACK_DEPTH, waker,
+				    under_crypt);
 }
 
 /*
@@ -322,8 +373,9 @@ static void read_stacks(const struct wait_tracer *w, struct attrib_bpf *skel,
 		prev = &seen[n++];
 		if (bpf_map_lookup_elem(fd, &next, &val) || next.op >= NR_OPS)
 			continue;
-		bool under,
-			crypt = stack_in_crypt(w, sfd, next.stackid, &under);
+		bool under, crypt = stack_in_crypt(w, sfd, next.stackid,
+						   next.use == STACK_WAKER_NS,
+						   &under);
 
 		if (next.use == STACK_ONCPU_SAMPLE) {
 			s->samples[next.op] += val;
