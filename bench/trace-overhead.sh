@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What attribution costs: the same dd workload on the same kind of target,
-# with and without the BPF tracer, alternated in one session (ABBA ABBA:
+# traced (the --trace-runs iterations of a run) and with --no-trace,
+# alternated in one session (ABBA ABBA:
 # each side goes first equally often) so that the shared machine's noise
 # and any order effect fall on both sides alike. Prints the ratio
 # traced/untraced of the median per-run time for each metric.
@@ -27,7 +28,11 @@ trace) a=trace b=no-trace ;;
 timeline) a=timeline b=trace ;;
 *) echo "trace-overhead: COMPARE is trace or timeline" >&2; exit 2 ;;
 esac
-declare -A flags=([trace]="" [no-trace]="--no-trace" [timeline]="--timeline=60")
+# A run's figures are its untraced iterations (issue 20): the traced side
+# is its --trace-runs iterations (traced_samples), after one untraced.
+declare -A flags=([trace]="-n 1 --trace-runs $runs" [no-trace]="-n $runs --no-trace"
+	[timeline]="-n 1 --trace-runs $runs --timeline=60")
+declare -A field=([trace]=traced_samples [no-trace]=samples [timeline]=traced_samples)
 bin=./encbench-trace
 [[ -x $bin ]] || { echo "trace-overhead: build first (make)" >&2; exit 2; }
 out=$(mktemp -d /tmp/encbench-bench.XXXXXX)
@@ -59,7 +64,7 @@ for ((i = 1; i <= pairs; i++)); do
 		sysctl -qw kernel.bpf_stats_enabled="$costed"
 		# shellcheck disable=SC2086 # the flags are words
 		ENCBENCH_IDS_FILE="$out/$mode-$i.ids" "$bin" run -t "$target" \
-			-s "$size" -n "$runs" -q ${flags[$mode]} \
+			-s "$size" -q ${flags[$mode]} \
 			-o "$out/$mode-$i" >/dev/null 2>&1 &
 		run_pid=$!
 		((costed)) && poll_timeline_cost "$out/$mode-$i.ids" "$run_pid" &
@@ -71,7 +76,8 @@ done
 
 # Every per-run sample of a metric, across all pairs, for one mode.
 samples() {
-	jq -r --arg m "$2" '.results[] | select(.metric == $m) | .samples[]' \
+	jq -r --arg m "$2" --arg f "${field[$1]}" \
+		'.results[] | select(.metric == $m) | .[$f][]' \
 		"$out"/"$1"-*/results.json
 }
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
@@ -90,7 +96,7 @@ done
 # kernel time over them (the programs also run outside the timed phases,
 # on every system call of the machine, so this is an upper bound).
 timed=$(jq -s '[.[].results[] | select(.metric | endswith("_s")) |
-	.samples[]] | add' "$out"/timeline-*/results.json)
+	.traced_samples[]] | add' "$out"/timeline-*/results.json)
 awk '$3 >= ns[$1] { ns[$1] = $3; line[$1] = $0 } END { for (i in line) print line[i] }' \
 	"$out"/timeline-*.ids.polls >"$out/cost"
 bpf_ns=$(awk '{ ns += $3 } END { print ns + 0 }' "$out/cost")

@@ -19,24 +19,29 @@
 #include <bpf/bpf_tracing.h>
 
 #include "attrib.h"
+#include "filters.bpf.h"
 #include "maps.bpf.h"
 #include "pid_bits.bpf.h"
+#include "wait_state.bpf.h"
+#include "wait_chain.bpf.h"
+#include "wait_io.bpf.h"
+#include "wait_sched.bpf.h"
+#include "aio_io.bpf.h"
 
-#define MAX_SYSCALLS 1024
-#define MAX_TRACED   8192
 /* Items in flight are bounded by the devices' queues (a few hundred
  * requests each) and threads in a syscall by the workload; these sizes
- * keep all maps preallocated within the 8 MiB budget (BENCHMARKS.md), and
- * an item a full map turns away is counted in `dropped`, never lost
- * silently. */
+ * keep all maps preallocated within the 8 MiB budget (BENCHMARKS.md: 8.93
+ * MiB with 8192 items once why_stacks came, 8.74 with 4096 once the async
+ * I/O maps came, and io_uring's still at 8192), and an item
+ * a full map turns away is counted in `dropped`, never lost silently. */
 #define MAX_THREADS 4096
-#define MAX_ITEMS   8192
+#define MAX_ITEMS   4096
+/* io_uring requests in flight: the rings' depth times the jobs (64
+ * fio jobs at iodepth 64). 8192 put the maps at 8.74 MiB (BENCHMARKS.md). */
+#define MAX_URING_ITEMS 4096
 /* Encrypted write clones between their hand-off and the write thread's
  * submission: a queue of one dm device, far below MAX_ITEMS. */
 #define MAX_DMW_ITEMS 2048
-
-/* errno values are macros, so vmlinux.h lacks them. */
-#define EEXIST_ 17
 
 /* Filled in by user space before load from the tracepoints' BTF typedefs
  * (their argument lists changed, see trace.c). Frozen, so the verifier
@@ -47,16 +52,6 @@ const volatile int split_arg = 0;
 const volatile int rq_issue_arg = 0;
 const volatile int rq_merge_arg = 0;
 const volatile int rq_requeue_arg = 0;
-
-/*
- * Per enum crypt_work_kind: where the pointer that leads to the device
- * (a bio, a buffer_head) sits relative to the work item, which is embedded
- * in a context struct. Resolved by user space from BTF, not by CO-RE: ext4
- * and f2fs both have a struct bio_post_read_ctx, and a relocation against
- * that name is ambiguous. 0: not resolved (two members of one struct never
- * share an offset), the kind then counts on every device.
- */
-const volatile long long ctx_delta[NR_CRYPT_WORK_KINDS] = {};
 
 /*
  * An array map rather than a .bss array: a map lookup gives the verifier
@@ -71,88 +66,22 @@ struct {
 	__type(value, struct layer_stat);
 } stats SEC(".maps");
 
-/* Set by user space at each phase (trace_begin / trace_end). */
-__u32 tracing_on = 0;
-/* A device-mapper device is in the filter: follow dm bios to the bios
- * they become on the devices below (dm_origin_queued). */
-__u32 filter_dm = 0;
 __u32 root_tgid = 0;
-__u32 filter_devs = 0;
 /* User space sets PID_TRACED bits too (it has mapped pid_bits): only
  * then may a clear one skip the lookup in `traced`. */
 __u32 traced_bits = 0;
 /* `trace --cgroup`: the cgroup v2 id whose tasks count too (0: none). */
 __u64 cgroup_id = 0;
 
-struct start {
-	__u64 ts;
-	__u32 op;
-	/* device: the request's incarnation (rq_incarnation), else 0. */
-	__u32 incarnation;
-	/* device: when its oldest bio was queued (0: not seen). */
-	__u64 queued;
-	/* blk-queue and device: when the dm bio it serves was queued on the
-	 * dm device (dm_origin_queued; 0: none). */
-	__u64 dm;
-};
-
-/* Processes whose syscalls count: descendants of root_tgid. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MAX_TRACED);
-	__type(key, __u32);
-	__type(value, __u8);
-} traced SEC(".maps");
-
-/* Syscall nr -> SYS_OP_* encoding of attrib.h. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, MAX_SYSCALLS);
-	__type(key, __u32);
-	__type(value, __u32);
-} sys_ops SEC(".maps");
-
-/* Kernel dev_t of the target's devices (any layer). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 2 * MAX_TARGET_DEVS);
-	__type(key, __u32);
-	__type(value, __u32);
-} devs SEC(".maps");
-
-/* Work function address -> enum crypt_work_kind. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MAX_CRYPT_FUNCS);
-	__type(key, __u64);
-	__type(value, __u32);
-} crypt_funcs SEC(".maps");
-
-/*
- * Items in flight, one map per layer. Invariant: one entry <-> one unit
- * of stats[layer][op].inflight, so a start without its end (a merged bio)
- * must delete its entry, or the layer looks busy until the phase ends.
- * Plain hash, not LRU: an eviction would break that invariant silently,
- * while a full map only stops new items from being counted, and each one
- * it stops is counted in stats[layer][op].dropped.
- */
-#define START_MAP(name, key_t, n)                                              \
-	struct {                                                               \
-		__uint(type, BPF_MAP_TYPE_HASH);                               \
-		__uint(max_entries, n);                                        \
-		__type(key, key_t);                                            \
-		__type(value, struct start);                                   \
-	} name SEC(".maps")
-
-START_MAP(sys_start, __u32, MAX_THREADS); /* by tid */
-START_MAP(bio_start, __u64, MAX_ITEMS);	  /* by struct bio * */
-START_MAP(rq_start, __u64, MAX_ITEMS);	  /* by struct request * */
-START_MAP(cq_start, __u64, MAX_ITEMS);	  /* by struct work_struct * */
-START_MAP(cx_start, __u32, MAX_THREADS);  /* by kworker tid */
-START_MAP(enc_start, __u32, MAX_THREADS); /* by tid */
-START_MAP(dm_start, __u64, MAX_ITEMS);	  /* by struct bio * (dm device) */
-START_MAP(dmx_start, __u32, MAX_THREADS); /* by tid: inline dm-crypt */
-START_MAP(iou_start, __u64, MAX_ITEMS);	  /* by struct io_kiocb * */
+/* Items in flight, one map per layer (maps.bpf.h: START_MAP). */
+START_MAP(bio_start, __u64, MAX_ITEMS);	      /* by struct bio * */
+START_MAP(rq_start, __u64, MAX_ITEMS);	      /* by struct request * */
+START_MAP(cq_start, __u64, MAX_ITEMS);	      /* by struct work_struct * */
+START_MAP(cx_start, __u32, MAX_THREADS);      /* by kworker tid */
+START_MAP(enc_start, __u32, MAX_THREADS);     /* by tid */
+START_MAP(dm_start, __u64, MAX_ITEMS);	      /* by struct bio * (dm device) */
+START_MAP(dmx_start, __u32, MAX_THREADS);     /* by tid: inline dm-crypt */
+START_MAP(iou_start, __u64, MAX_URING_ITEMS); /* by struct io_kiocb * */
 /* By struct dm_crypt_io *: a write clone waiting for the write thread. */
 START_MAP(dmw_start, __u64, MAX_DMW_ITEMS);
 
@@ -166,13 +95,29 @@ static __always_inline struct layer_stat *stat_of(int layer, __u32 op)
 	return bpf_map_lookup_elem(&stats, &key);
 }
 
+/* A key reused before its end (requeued request, recycled pointer, a
+ * call whose end went unseen): its unit of inflight moves from old_op to
+ * op. */
+static __always_inline void item_reop(int layer, __u32 old_op, __u32 op,
+				      struct layer_stat *s, __u64 now)
+{
+	struct layer_stat *so;
+
+	if (old_op == op)
+		return;
+	so = stat_of(layer, old_op);
+	if (so)
+		stat_busy_end(so, now);
+	stat_busy_begin(s, now);
+}
+
 /* Item `key` enters `layer` as v (its latency measured from v->ts).
  * Whether an entry stands for it now (false: dropped, or a concurrent
  * start of the same key won). */
 static __always_inline bool item_start_v(void *map, void *key, int layer,
 					 const struct start *v, __u64 now)
 {
-	struct layer_stat *s = stat_of(layer, v->op), *so;
+	struct layer_stat *s = stat_of(layer, v->op);
 	struct start *old;
 	__u32 op = v->op;
 	long err;
@@ -181,14 +126,7 @@ static __always_inline bool item_start_v(void *map, void *key, int layer,
 		return false;
 	old = bpf_map_lookup_elem(map, key);
 	if (old) {
-		/* A key reused before its end (requeued request, recycled
-		 * pointer): keep its unit of inflight, moved to the new op. */
-		if (old->op != op) {
-			so = stat_of(layer, old->op);
-			if (so)
-				stat_busy_end(so, now);
-			stat_busy_begin(s, now);
-		}
+		item_reop(layer, old->op, op, s, now);
 		*old = *v;
 		return true;
 	}
@@ -257,36 +195,60 @@ static __always_inline __u64 ctx_arg(__u64 *ctx, int idx)
 	return ctx[0];
 }
 
-static __always_inline bool dev_ok(__u32 dev)
-{
-	if (!filter_devs)
-		return true;
-	return dev && bpf_map_lookup_elem(&devs, &dev);
-}
-
-/* A bio of the target: its whole disk or its partition is filtered. */
-static __always_inline bool bio_dev_ok(struct bio *bio, bool btf)
-{
-	if (!bio)
-		return false;
-	if (!filter_devs)
-		return true;
-	return dev_ok(disk_dev(get_gendisk(bio, btf), btf)) ||
-	       dev_ok(get_bio_bdev_dev(bio, btf));
-}
-
-/* The pointer at ctx_delta[kind] from the work item (see ctx_delta). */
-static __always_inline void *ctx_ptr(struct work_struct *work, long long delta)
-{
-	void *p = NULL;
-
-	bpf_probe_read_kernel(&p, sizeof(p), (void *)work + delta);
-	return p;
-}
-
-#include "wait.bpf.h"
-
 /* ---- syscall ----------------------------------------------------- */
+
+/*
+ * A timed call of thread tid enters. Its thr entry (wait_state.bpf.h),
+ * which the wait decomposition follows, is also its item in the syscall
+ * layer, timed from t->start: one hash update and one delete per call,
+ * where an entry of its own in a second map doubled both (200-300 ns
+ * each on this project's machines under load). As item_start_v: a key
+ * still there (a call whose end went unseen) is restarted, keeping its
+ * unit of inflight; a full map drops the call, counted.
+ */
+static __always_inline void sys_call_start(__u32 tid, __u32 op, __u64 now)
+{
+	struct thr_wait v = {
+		.start = now, .last = now, .op = op, .why_stack = -1};
+	struct layer_stat *s = stat_of(LAYER_SYSCALL, op);
+	struct thr_wait *old;
+	long err;
+
+	if (!s)
+		return;
+	old = bpf_map_lookup_elem(&thr, &tid);
+	if (old) {
+		item_reop(LAYER_SYSCALL, old->op, op, s, now);
+		bpf_map_update_elem(&thr, &tid, &v, BPF_ANY);
+		return;
+	}
+	err = bpf_map_update_elem(&thr, &tid, &v, BPF_NOEXIST);
+	if (err) {
+		if (err != -EEXIST_)
+			__sync_fetch_and_add(&s->dropped, 1);
+		return;
+	}
+	stat_busy_begin(s, now);
+}
+
+/* Its end: whoever deletes the entry accounts for it (user space
+ * clearing thr between phases, or a concurrent end), from a copy. */
+static __always_inline bool sys_call_end(__u32 tid, struct thr_wait *t,
+					 __u64 now)
+{
+	struct thr_wait c = *t;
+	struct layer_stat *s;
+
+	if (bpf_map_delete_elem(&thr, &tid))
+		return false;
+	s = stat_of(LAYER_SYSCALL, c.op);
+	if (s) {
+		stat_record(s, now > c.start ? now - c.start : 0);
+		stat_busy_end(s, now);
+	}
+	wait_sys_exit(&c, now);
+	return true;
+}
 
 /* Syscall argument n (0-based) from the user registers sys_enter gets. */
 static __always_inline __u64 sys_arg(struct pt_regs *regs, int n)
@@ -338,8 +300,21 @@ static __always_inline int on_sys_enter(__u64 *ctx)
 		return 0;
 	key = id;
 	v = bpf_map_lookup_elem(&sys_ops, &key);
-	if (!v || !*v)
+	if (!v || !*v) {
+		/* Async I/O's submitting and reaping calls (aio_io.bpf.h). */
+		key = aio_call_of(id);
+		pid_tgid = bpf_get_current_pid_tgid();
+		if (!key || !is_traced(pid_tgid >> 32))
+			return 0;
+		now = bpf_ktime_get_ns();
+		if (key == AIO_CALL_IO_URING_ENTER)
+			aio_iou_enter((__u32)pid_tgid, now);
+		aio_sys_enter((__u32)pid_tgid, key,
+			      sys_arg((struct pt_regs *)ctx[0], 0),
+			      sys_arg((struct pt_regs *)ctx[0], 1),
+			      sys_arg((struct pt_regs *)ctx[0], 2), now);
 		return 0;
+	}
 	pid_tgid = bpf_get_current_pid_tgid();
 	tgid = pid_tgid >> 32;
 	if (!is_traced(tgid))
@@ -349,10 +324,7 @@ static __always_inline int on_sys_enter(__u64 *ctx)
 		return 0;
 	tid = (__u32)pid_tgid;
 	pid_mark(tid, PID_CALLER);
-	now = bpf_ktime_get_ns();
-	/* The wait decomposition follows the calls that are timed. */
-	if (item_start(&sys_start, &tid, LAYER_SYSCALL, op - 1, now, now))
-		wait_sys_enter(tid, op - 1, now);
+	sys_call_start(tid, op - 1, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -406,15 +378,29 @@ static __always_inline int on_iou_submit(__u64 *ctx)
 		return 0;
 	now = bpf_ktime_get_ns();
 	item_start(&iou_start, &key, LAYER_SYSCALL, op, now, now);
+	aio_iou_submit(key, now);
+	return 0;
+}
+
+/* io_uring_queue_async_work(req, rw): a request punted to io-wq. */
+static __always_inline int on_iou_punt(__u64 *ctx)
+{
+	if (tracing_on)
+		aio_iou_punt(ctx[0]);
 	return 0;
 }
 
 /* io_uring_complete(ctx, req, ...): req is second on every version. */
 static __always_inline int on_iou_complete(__u64 *ctx)
 {
-	__u64 key = ctx[1];
+	__u64 key = ctx[1], now = bpf_ktime_get_ns();
+	struct start *v = bpf_map_lookup_elem(&iou_start, &key);
+	int op = v ? (int)v->op : -1;
+	__u64 ts = v ? v->ts : 0;
 
-	item_end(&iou_start, &key, LAYER_SYSCALL, bpf_ktime_get_ns(), true);
+	if (v)
+		item_end_v(&iou_start, &key, v, LAYER_SYSCALL, now, true);
+	aio_iou_complete(ctx[0], key, op, ts, now);
 	return 0;
 }
 
@@ -423,17 +409,18 @@ static __always_inline int on_iou_complete(__u64 *ctx)
 static __always_inline int on_sys_exit(__u64 *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct start *v;
+	struct thr_wait *t;
 	__u64 now;
 
 	if (!pid_may(tid, PID_CALLER))
 		return 0;
-	v = bpf_map_lookup_elem(&sys_start, &tid);
-	if (!v)
-		return 0;
 	now = bpf_ktime_get_ns();
-	item_end_v(&sys_start, &tid, v, LAYER_SYSCALL, now, true);
-	wait_sys_exit(tid, now);
+	aio_iou_exit(tid, now);
+	aio_sys_exit(tid, (long)ctx[1], now);
+	t = bpf_map_lookup_elem(&thr, &tid);
+	if (!t)
+		return 0;
+	sys_call_end(tid, t, now);
 	pid_unmark(tid, PID_CALLER);
 	return 0;
 }
@@ -603,8 +590,10 @@ static __always_inline int on_bio_queue(__u64 *ctx, bool btf)
 	 * bio-based device (dm) lives in `dm` until block_bio_complete. */
 	if (!BTF_READ(btf, disk, queue, mq_ops)) {
 		item_start(&dm_start, &key, LAYER_DM, op, now, now);
+		aio_bio_queued(bio, op, true, now);
 		return 0;
 	}
+	aio_bio_queued(bio, op, false, now);
 	v.ts = now;
 	v.op = op;
 	v.dm = dm_origin_queued(bio);
@@ -615,9 +604,10 @@ static __always_inline int on_bio_queue(__u64 *ctx, bool btf)
 /* dm set BIO_TRACE_COMPLETION on the bio it was given: its end. */
 static __always_inline int on_bio_complete(__u64 *ctx)
 {
-	__u64 key = ctx[1];
+	__u64 key = ctx[1], now = bpf_ktime_get_ns();
 
-	item_end(&dm_start, &key, LAYER_DM, bpf_ktime_get_ns(), true);
+	item_end(&dm_start, &key, LAYER_DM, now, true);
+	aio_dm_bio_done(key, now);
 	return 0;
 }
 
@@ -634,6 +624,8 @@ static __always_inline int on_split(__u64 *ctx)
 	struct start *p;
 
 	pkey = (__u64)BPF_CORE_READ(split, bi_private);
+	if (tracing_on)
+		aio_split(split, pkey);
 	p = bpf_map_lookup_elem(&bio_start, &pkey);
 	if (!p)
 		return 0;
@@ -758,6 +750,7 @@ static __always_inline int on_rq_issue(__u64 *ctx, bool btf)
 	v.ts = now;
 	v.op = grp;
 	item_start_v(&rq_start, &key, LAYER_DEVICE, &v, now);
+	aio_rq_event(rq, false, now);
 	return 0;
 }
 
@@ -824,6 +817,7 @@ static __always_inline int on_rq_complete(__u64 *ctx, bool btf)
 	struct start *v = bpf_map_lookup_elem(&rq_start, &key);
 
 	if (v) {
+		aio_rq_event(rq, true, bpf_ktime_get_ns());
 		wait_rq_complete(rq, v, (__u32)ctx[2]);
 		if (v->op == EB_OP_WRITE && rq_in_flush_seq(rq))
 			bpf_map_update_elem(&flush_done, &key, &v->incarnation,
@@ -962,6 +956,7 @@ static __always_inline int on_queue_work(__u64 *ctx, bool btf)
 		return 0;
 	now = bpf_ktime_get_ns();
 	item_start(&cq_start, &key, LAYER_CRYPT_QUEUE, op, now, now);
+	aio_work(work, (__u64)BTF_READ(btf, work, func), false, now);
 	wait_queue_work(key);
 	wait_dmio_work(work, op, DMIO_QUEUED, now);
 	return 0;
@@ -1005,6 +1000,7 @@ static __always_inline int on_execute_start(__u64 *ctx, bool btf)
 	tid = (__u32)bpf_get_current_pid_tgid();
 	pid_mark(tid, PID_CRYPT_ITEM);
 	item_start(&cx_start, &tid, LAYER_CRYPT, op, now, now);
+	aio_work(work, func, true, now);
 	wait_dmio_work(work, op, DMIO_CRYPT, now);
 	return 0;
 }
@@ -1016,8 +1012,10 @@ static __always_inline int on_execute_end(__u64 *ctx)
 	struct served_worker *wk = NULL;
 	__u64 now;
 
-	if (pid_may(tid, PID_CRYPT_ITEM))
+	if (pid_may(tid, PID_CRYPT_ITEM)) {
 		v = bpf_map_lookup_elem(&cx_start, &tid);
+		aio_work_end(tid, bpf_ktime_get_ns());
+	}
 	if (pid_may(tid, PID_WORKER))
 		wk = bpf_map_lookup_elem(&workers, &tid);
 	if (!v && (!wk || !(wk->kind | wk->writeback)))
@@ -1030,6 +1028,28 @@ static __always_inline int on_execute_end(__u64 *ctx)
 	if (wk)
 		wait_execute_end(wk, now);
 	return 0;
+}
+
+/* The scheduler's events for the wait split and for async I/O's
+ * reapers (aio_sched). */
+static __always_inline int on_switch(__u64 *ctx, bool btf)
+{
+	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
+	__u64 now = 0;
+
+	if (task_state(prev, btf) == 0)
+		aio_sched(BTF_READ(btf, prev, pid), false, &now);
+	aio_sched(BTF_READ(btf, next, pid), true, &now);
+	return on_sched_switch(ctx, btf);
+}
+
+static __always_inline int on_waking(__u64 *ctx, bool btf)
+{
+	struct task_struct *p = (void *)ctx[0];
+	__u64 now = 0;
+
+	aio_sched(BTF_READ(btf, p, pid), false, &now);
+	return on_sched_waking(ctx, btf);
 }
 
 #define TP_PAIR(tp, handler)                                                   \
@@ -1078,8 +1098,9 @@ TP_PAIR(workqueue_execute_end, on_execute_end)
 TP_PAIR(io_uring_submit_req, on_iou_submit)
 TP_PAIR(io_uring_submit_sqe, on_iou_submit)
 TP_PAIR(io_uring_complete, on_iou_complete)
-TP_PAIR_BTF(sched_switch, on_sched_switch)
-TP_PAIR_BTF(sched_waking, on_sched_waking)
+TP_PAIR(io_uring_queue_async_work, on_iou_punt)
+TP_PAIR_BTF(sched_switch, on_switch)
+TP_PAIR_BTF(sched_waking, on_waking)
 
 /* ---- crypt, write side: fscrypt encrypts synchronously ------------
  * fscrypt_encrypt_pagecache_blocks() runs in writeback (ext4_bio_write_
@@ -1196,6 +1217,90 @@ static __always_inline int dmx_end(void)
 DMX_PROGS(kcryptd_crypt_read_convert, rd)
 DMX_PROGS(kcryptd_crypt_write_convert, wr)
 
+/* ---- crypt: the cipher calls inside a crypt item ---------------------
+ * A crypt item is a bio's (dm-crypt) or a page's (fscrypt) conversion;
+ * inside it the cipher runs once per crypto sector or data unit, each a
+ * crypto_skcipher_encrypt/decrypt call. So 4096-byte sectors make an
+ * eighth of the calls of 512-byte ones for the same item count. Only the
+ * outermost call of a thread counts: a SIMD wrapper, the xts template or
+ * Adiantum call crypto_skcipher_* again on their inner ciphers (depth, by
+ * tid); a call a wrapper defers to cryptd's worker runs in no item. */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_THREADS);
+	__type(key, __u32);
+	__type(value, __u32);
+} ciph_depth SEC(".maps");
+
+static __always_inline int ciph_enter(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), one = 1;
+	struct layer_stat *s;
+	struct start *v;
+	__u32 *depth = bpf_map_lookup_elem(&ciph_depth, &tid);
+
+	if (depth) {
+		(*depth)++;
+		return 0;
+	}
+	if (!tracing_on)
+		return 0;
+	v = bpf_map_lookup_elem(&cx_start, &tid);
+	if (!v)
+		v = bpf_map_lookup_elem(&dmx_start, &tid);
+	if (!v)
+		v = bpf_map_lookup_elem(&enc_start, &tid);
+	if (!v)
+		return 0;
+	s = stat_of(LAYER_CRYPT, v->op);
+	if (!s || bpf_map_update_elem(&ciph_depth, &tid, &one, BPF_NOEXIST))
+		return 0;
+	__sync_fetch_and_add(&s->calls, 1);
+	return 0;
+}
+
+/* Not gated by tracing_on: a call open when tracing stopped still
+ * closes (trace_begin clears what is left besides). */
+static __always_inline int ciph_exit(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 *depth = bpf_map_lookup_elem(&ciph_depth, &tid);
+
+	if (!depth)
+		return 0;
+	if (*depth <= 1)
+		bpf_map_delete_elem(&ciph_depth, &tid);
+	else
+		(*depth)--;
+	return 0;
+}
+
+#define CIPH_PROGS(fn, tag)                                                    \
+	SEC("fentry/" #fn)                                                     \
+	int BPF_PROG(ciph_##tag##_fentry)                                      \
+	{                                                                      \
+		return ciph_enter();                                           \
+	}                                                                      \
+	SEC("fexit/" #fn)                                                      \
+	int BPF_PROG(ciph_##tag##_fexit)                                       \
+	{                                                                      \
+		return ciph_exit();                                            \
+	}                                                                      \
+	SEC("kprobe/" #fn)                                                     \
+	int BPF_KPROBE(ciph_##tag##_kprobe)                                    \
+	{                                                                      \
+		return ciph_enter();                                           \
+	}                                                                      \
+	SEC("kretprobe/" #fn)                                                  \
+	int BPF_KRETPROBE(ciph_##tag##_kretprobe)                              \
+	{                                                                      \
+		return ciph_exit();                                            \
+	}
+
+CIPH_PROGS(crypto_skcipher_encrypt, enc)
+CIPH_PROGS(crypto_skcipher_decrypt, dec)
+
 /* ---- dmcrypt-write: dm-crypt's write thread --------------------------
  * kcryptd_crypt_write_io_submit(io, async) is called once a write's
  * encryption is done; unless the clone is submitted right there, it puts
@@ -1220,6 +1325,7 @@ static __always_inline int dmw_begin(struct dm_crypt_io___x *io)
 		   now);
 	wait_dmio_stamp(key, DMIO_HANDOFF, now);
 	wait_dmw_thread(BPF_CORE_READ(io, cc, write_thread));
+	aio_dmw_handoff(io, now);
 	return 0;
 }
 

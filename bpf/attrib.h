@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Types shared by attrib.bpf.c and user space: the layer vocabulary, the
- * per-(layer, op) statistics the BPF side accumulates, and the filter user
- * space fills in before attaching.
+ * attrib.bpf.c's ABI, its one header shared with user space (plain C,
+ * no kernel type): the layer and op vocabulary every program and report
+ * uses, the per-(layer, op) statistics the BPF side accumulates, the
+ * filter user space fills in before attaching, and the wait
+ * decomposition's counters, workers, CPU holders and stack keys.
  */
 #ifndef __ATTRIB_H
 #define __ATTRIB_H
@@ -19,7 +21,8 @@ enum layer {
 	LAYER_DM,
 	LAYER_BLK_QUEUE,
 	LAYER_DEVICE,
-	/* Runnable, not running: a wait component only (wait.h), no items. */
+	/* Runnable, not running: a wait component only (struct wait_stat),
+	 * no items. */
 	LAYER_CPU_WAIT,
 	NR_LAYERS,
 };
@@ -74,6 +77,10 @@ struct layer_stat {
 	/* device: data-less flush requests the kernel ended without issuing
 	 * them (attrib.bpf.c: on_rq_complete); it counts them as writes. */
 	unsigned long long unissued;
+	/* crypt: the cipher calls its items made (crypto_skcipher_encrypt
+	 * and _decrypt, outermost only): one per crypto sector or data unit.
+	 * Counted where fentry or kprobes attach; else 0. */
+	unsigned long long calls;
 };
 
 /* The kernel's dev_t: 12 bits major, 20 bits minor (include/linux/kdev_t.h),
@@ -105,7 +112,7 @@ enum crypt_work_kind {
  * all maps stay within 8 MiB; pids beyond it are always looked up.
  */
 enum pid_bit {
-	PID_CALLER = 1,	    /* a thread in a timed syscall: sys_start, thr */
+	PID_CALLER = 1,	    /* a thread in a timed syscall: thr */
 	PID_WORKER = 2,	    /* a worker the caller waits on: workers */
 	PID_TRACED = 4,	    /* a process whose syscalls count: traced */
 	PID_CRYPT_ITEM = 8, /* a worker running crypto work: cx_start */
@@ -115,6 +122,239 @@ enum pid_bit {
 #define PID_BITS_SHIFT(p) ((p) % PID_BITS_PER_WORD * 4)
 #define PID_BITS_MAX_PIDS (1u << 19)
 
-#include "wait.h"
+/*
+ * ---- The wait decomposition (wait_*.bpf.h) ----
+ *
+ * Every traced syscall's wall time is cut into intervals at each change of
+ * the calling thread's state -- on a CPU, blocked, runnable -- and each
+ * interval is added to one component, so the components add up to the
+ * syscall time by construction. Blocked intervals are split along the
+ * chain that ended in the wakeup (who woke the caller, and what that
+ * waker was waiting for).
+ */
+
+/* Kernel stack frames kept per stack id. */
+#define WAIT_STACK_DEPTH 32
+
+/* stack_key.stackid from here up names a stack of why_stacks (blocked
+ * and waker stacks, keyed by their frames), below it one of stacks (CPU
+ * samples, a STACK_TRACE map). */
+#define WHY_STACK_ID0 0x40000000U
+
+/* why_stacks' key: a stack's frames, zero after the last. */
+struct why_frames {
+	unsigned long long ips[WAIT_STACK_DEPTH];
+};
+
+/* Blocked intervals at least this long keep the caller's own stack as it
+ * blocked (STACK_BLOCKED_NS): why it blocked. Shorter ones are counted
+ * (why_short_ns), not kept: they cannot matter to a verdict and their
+ * stacks would fill stack_counts. */
+#define WAIT_WHY_MIN_NS 20000ULL
+
+/*
+ * Workers the caller waits on: their own run-queue wait (woken or
+ * preempted, not yet running) and, for crypto work, the CPU time and bytes
+ * that give the cipher's throughput.
+ */
+enum worker_kind {
+	WORKER_CRYPT,  /* crypto work items (crypt_funcs) */
+	WORKER_DEVICE, /* a CPU-served device's worker (loop) */
+	/* dm-crypt's dmcrypt_write/<dev> kthread: no work items, every
+	 * run-queue wait of it counts. */
+	WORKER_DMCRYPT_WRITE,
+	/* ZFS's taskq threads (z_rd_int, z_wr_iss, ...: those in the
+	 * zfs_threads map), enrolled at their first zio while tracing;
+	 * items: the zios they ran (zio_execute). */
+	WORKER_ZFS_TASKQ,
+	NR_WORKER_KINDS,
+};
+
+/* Per op: key op of the wait_stats array map. */
+struct wait_stat {
+	unsigned long long syscalls;
+	/* Sum of the syscalls' wall times: what ns[], oncpu_ns and
+	 * waker_stack_ns add up to. */
+	unsigned long long total_ns;
+	/* Blocked and runnable time by component, indexed by enum layer:
+	 * fs, crypt-queue, crypt, dm, blk-queue, device, cpu-wait. */
+	unsigned long long ns[NR_LAYERS];
+	/* On a CPU inside the syscall: split into crypt and fs by the CPU
+	 * samples of stack_counts (use STACK_ONCPU_SAMPLE). */
+	unsigned long long oncpu_ns;
+	/* Blocked time whose waker ran no work item, completed no
+	 * request of ours and was no writeback worker of the target: split
+	 * by the waker's stack in user space (stack_counts, use
+	 * STACK_WAKER_NS). Not in ns[]. */
+	unsigned long long waker_stack_ns;
+	/* Part of ns[LAYER_FS] whose waker was not seen at all (woken
+	 * while the tracer missed the event). */
+	unsigned long long unresolved_ns;
+	/* CPU samples that found the caller on a CPU but could not take
+	 * its stack; waker stacks likewise (their ns go to fs). */
+	unsigned long long samples_nostack;
+	unsigned long long wakers_nostack;
+	/* Bytes the target's devices completed for this op. */
+	unsigned long long dev_bytes;
+	/* Callers of this op runnable now, and CPU samples taken while
+	 * any was, by what ran instead: enum worker_kind, or another task
+	 * at NR_WORKER_KINDS. They split cpu-wait by whom it waited
+	 * behind. */
+	long long runnable;
+	unsigned long long behind_samples[NR_WORKER_KINDS + 1];
+	/* Blocked time whose waker was a ZFS taskq thread running a zio
+	 * (struct zfs_thread): wakeups, and what they gave to ns[] --
+	 * crypt, device (the vdev's I/O), and ZFS's own pipeline (in
+	 * ns[fs]: taskq and vdev queues, checksums, decompression). */
+	unsigned long long zfs_wakeups;
+	unsigned long long zfs_crypt_ns, zfs_device_ns, zfs_pipeline_ns;
+	/* Blocked time whose waker was dm-crypt's write thread itself (a
+	 * device below that completes bios inside their submission):
+	 * wakeups, their ns, and how many of them split along the chain of
+	 * the clone it was submitting (the others: by its stack). */
+	unsigned long long dmw_wakeups, dmw_waker_ns, dmw_chained;
+	/* The target's writeback workers (op write): CPU samples whose
+	 * stack could not be taken (STACK_WB_SAMPLE), their time on a CPU
+	 * and runnable while they wrote the target back. */
+	unsigned long long wb_samples_nostack;
+	unsigned long long wb_oncpu_ns, wb_runq_ns;
+	/* ...and their time blocked while writing the target back (request
+	 * slots, the device, locks): with wb_oncpu_ns and wb_runq_ns what
+	 * writeback did in its wall time. */
+	unsigned long long wb_blocked_ns;
+	/* Blocked time whose waker was one of the target's writeback
+	 * workers ending its work (wb_wait_for_completion: ext4's
+	 * free-space path, sync): no useful waker, user space shares it out
+	 * by what writeback did. Not in ns[]. */
+	unsigned long long wb_waker_ns;
+	/* Why the caller blocked: the time of blocked intervals of at
+	 * least WAIT_WHY_MIN_NS whose stack is kept (STACK_BLOCKED_NS),
+	 * those whose stack could not be taken, and the shorter ones. A
+	 * view of the same blocked time ns[] splits by waker. */
+	unsigned long long why_ns, why_nostack_ns, why_short_ns;
+};
+
+/* worker_funcs values: enum worker_kind in the low byte, a flavour above
+ * saying where the work item is embedded. */
+#define WORKER_FLAVOUR_SHIFT 8
+#define LOOP_ROOTCG	     1 /* loop_rootcg_workfn: work in loop_device */
+#define LOOP_WORKER	     2 /* loop_workfn: work in loop_worker */
+/* worker_funcs value of wb_workfn (fs/fs-writeback.c), the flusher: no
+ * worker kind the caller waits on, only CPU samples while it writes the
+ * target back (STACK_WB_SAMPLE). */
+#define WORKER_WRITEBACK_FN 0xff
+
+struct worker_stat {
+	unsigned long long items;
+	unsigned long long runq_ns;
+	unsigned long long runq_waits;
+	unsigned long long oncpu_ns;
+	/* Bytes of the items whose size is known, and their CPU time. */
+	unsigned long long bytes;
+	unsigned long long bytes_oncpu_ns;
+};
+
+/* A task's CPU samples while callers of op were runnable (they waited
+ * for a CPU it held): key and value of the cpu_holders map; user space
+ * keeps the top few per op. */
+#define MAX_CPU_HOLDERS 1024
+
+struct cpu_holder_key {
+	unsigned int tid;
+	unsigned int op;
+};
+
+struct cpu_holder_val {
+	unsigned long long samples;
+	unsigned int tgid;
+	char comm[16];
+};
+
+enum stack_use {
+	STACK_ONCPU_SAMPLE, /* value: samples */
+	STACK_WAKER_NS,	    /* value: ns of blocked time */
+	/* A ZFS taskq thread's CPU sample (z_rd_* for reads, z_wr_* for
+	 * writes): ZFS's crypt from samples where kprobes cannot attach. */
+	STACK_ZFS_SAMPLE, /* value: samples */
+	/* A kworker's CPU sample while it runs wb_workfn for the target's
+	 * device (op write): where fscrypt encrypts the writes the caller
+	 * left to writeback. Not in the caller's wait. */
+	STACK_WB_SAMPLE, /* value: samples */
+	/* The caller's own stack as it blocked (taken at sched_switch),
+	 * for blocked intervals of at least WAIT_WHY_MIN_NS: why it
+	 * blocked (dirty throttling, ext4's free-space writeback, a folio
+	 * under writeback, a journal commit, its own bio), classified in
+	 * user space. */
+	STACK_BLOCKED_NS, /* value: ns of blocked time */
+	NR_STACK_USES,	  /* the snapshot file names each (snapshot_fields.h) */
+};
+
+struct stack_key {
+	unsigned int stackid;
+	unsigned short op;
+	unsigned short use;
+};
+
+/*
+ * ---- Per-I/O attribution of asynchronous I/O (aio_io.bpf.h) ----
+ *
+ * An engine whose syscalls do not block on the I/O (libaio, io_uring)
+ * has no caller's time to split: each I/O is followed instead, from its
+ * submission to its completion, keyed by the first bio its submitter
+ * queues. Its time is cut at each layer it enters (telescoping), so the
+ * layers add up to its latency by construction. As fio does, the time
+ * inside the submitting call (fio's slat) is kept apart from the rest
+ * (fio's clat: from the call's return until the completion is reaped).
+ */
+/* Per op: key op of the aio_stats array map. */
+struct aio_stat {
+	/* I/Os followed from submission to completion; io_uring's among
+	 * them (the rest are libaio's). */
+	unsigned long long ios, iouring;
+	/* Inside the submitting call (io_submit, io_uring_enter): its sum
+	 * and its split by layer (enum layer). */
+	unsigned long long sub_ns;
+	unsigned long long ns_sub[NR_LAYERS];
+	/* From the submitting call's return to the completion. */
+	unsigned long long clat_ns;
+	unsigned long long ns[NR_LAYERS];
+	/* I/Os that completed inside their submitting call (buffered I/O
+	 * that libaio performs in io_submit): all of theirs is sub_ns. */
+	unsigned long long in_call;
+	/* Completed I/Os seen reaped, and the time from their completion
+	 * until they were: the rest of fio's clat. libaio: its reaping call
+	 * (io_getevents) returned; io_uring: its CQE was read from the ring
+	 * (in user space: seen at the submitter's next io_uring_enter, and
+	 * taken as at the ring's last return before). */
+	unsigned long long reaped, reap_ns;
+	/* The part of reap_ns the reaper spent woken, waiting for a CPU
+	 * (cpu-wait; io_uring's up to its CQE is in ns[LAYER_CPU_WAIT]). */
+	unsigned long long reap_cpu_ns;
+	/* I/Os of a traced process that completed with no bio of theirs
+	 * seen: io_uring requests served from the page cache or punted to
+	 * an io-wq worker (whose bios are not tied to the request); libaio
+	 * iocbs io_submit served from the page cache, counted when reaped. */
+	unsigned long long unlinked;
+	/* Their completion latencies (with the followed ones' they make the
+	 * mean fio's clat is), counted when reaped: io_uring's from
+	 * submission (from the submitting call's return for one completed
+	 * inside it) to its reaping, libaio's from io_submit's return to the
+	 * reaping call's. */
+	unsigned long long unlinked_ns;
+	/* I/Os not followed: no room in the I/O map, or in the submitter's
+	 * reap slots (reaped short by these). */
+	unsigned long long dropped, reap_lost;
+};
+
+/* The submitting and reaping syscalls, whose numbers user space sets
+ * (aio_nr[]). */
+enum aio_call {
+	AIO_CALL_NONE,
+	AIO_CALL_IO_SUBMIT,
+	AIO_CALL_IO_GETEVENTS,
+	AIO_CALL_IO_PGETEVENTS,
+	AIO_CALL_IO_URING_ENTER,
+	NR_AIO_CALLS,
+};
 
 #endif /* __ATTRIB_H */

@@ -10,6 +10,39 @@
 #include "vmlinux.h"
 #include "attrib.h"
 
+/* errno values are macros, so vmlinux.h lacks them. */
+#define EEXIST_ 17
+
+/* When an item entered its layer, and what for (attrib.bpf.c's *_start
+ * maps). */
+struct start {
+	__u64 ts;
+	__u32 op;
+	/* device: the request's incarnation (rq_incarnation), else 0. */
+	__u32 incarnation;
+	/* device: when its oldest bio was queued (0: not seen). */
+	__u64 queued;
+	/* blk-queue and device: when the dm bio it serves was queued on the
+	 * dm device (dm_origin_queued; 0: none). */
+	__u64 dm;
+};
+
+/*
+ * Items in flight, one map per layer, by key_t. Invariant: one entry <->
+ * one unit of stats[layer][op].inflight, so a start without its end (a
+ * merged bio) must delete its entry, or the layer looks busy until the
+ * phase ends. Plain hash, not LRU: an eviction would break that
+ * invariant silently, while a full map only stops new items from being
+ * counted, and each one it stops is counted in stats[layer][op].dropped.
+ */
+#define START_MAP(name, key_t, n)                                              \
+	struct {                                                               \
+		__uint(type, BPF_MAP_TYPE_HASH);                               \
+		__uint(max_entries, n);                                        \
+		__type(key, key_t);                                            \
+		__type(value, struct start);                                   \
+	} name SEC(".maps")
+
 static __always_inline __u64 log2_u32(__u32 v)
 {
 	__u32 shift, r;

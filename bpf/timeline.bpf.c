@@ -7,10 +7,13 @@
  * by default; the attribution (attrib.bpf.c) stays aggregate-only.
  *
  * Which processes and devices are the target's, and which work items are
- * its crypto work, is what the attribution already keeps: user space
- * points traced, devs, sys_ops, crypt_funcs and cx_start at its maps (map
- * reuse), so both always agree. raw_tp only: every kernel with BPF has it, and
- * one flavour keeps this diagnostic small.
+ * its crypto work, is what the attribution already keeps: the filters are
+ * the attribution's own (filters.bpf.h), and user space points traced,
+ * devs, sys_ops, crypt_funcs and cx_start at its maps (map reuse, their
+ * size and flags taken from the tracer's), so both always agree. Its
+ * window is until_ns, not the attribution's tracing_on. raw_tp only:
+ * every kernel with BPF has it, and one flavour keeps this diagnostic
+ * small.
  */
 #include "core_fixes.bpf.h" /* first: it includes vmlinux.h */
 #include <bpf/bpf_helpers.h>
@@ -18,53 +21,15 @@
 #include <bpf/bpf_tracing.h>
 
 #include "attrib.h"
+#include "filters.bpf.h"
+#include "maps.bpf.h"
 #include "timeline.h"
-
-/* The attribution's maps, shared: same key and value as in attrib.bpf.c;
- * user space sets their size and flags from the tracer's before reuse. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
-	__type(value, __u8);
-} traced SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, __u32);
-} sys_ops SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 2 * MAX_TARGET_DEVS);
-	__type(key, __u32);
-	__type(value, __u32);
-} devs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MAX_CRYPT_FUNCS);
-	__type(key, __u64);
-	__type(value, __u32);
-} crypt_funcs SEC(".maps");
 
 /* The attribution's crypto work items running now, by kworker tid: its
  * workqueue_execute_start program runs before ours (attached first) and
- * enters only the target's own work, device filter and all. */
-struct start {
-	__u64 ts;
-	__u32 op;
-	__u32 pad;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, struct start);
-} cx_start SEC(".maps");
+ * enters only the target's own work, device filter and all. Sized from
+ * the tracer's map. */
+START_MAP(cx_start, __u32, 1);
 
 /* Ours: the kworkers whose start we sent, so that only their ends go. */
 struct {
@@ -79,9 +44,8 @@ struct {
 	__uint(max_entries, 8 << 20);
 } events SEC(".maps");
 
-/* Set by user space at each phase. */
+/* Set by user space at each phase (filter_devs too: filters.bpf.h). */
 __u64 until_ns = 0;
-__u32 filter_devs = 0;
 /* Events lost because the ring buffer was full. */
 __u64 lost = 0;
 
@@ -118,11 +82,6 @@ static __always_inline bool traced_now(void)
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
 	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
-}
-
-static __always_inline bool dev_ok(__u32 dev)
-{
-	return !filter_devs || (dev && bpf_map_lookup_elem(&devs, &dev));
 }
 
 SEC("raw_tp/sys_enter")
@@ -165,9 +124,9 @@ int tl_bio_queue(__u64 *ctx)
 
 	if (!on(now))
 		return 0;
-	dev = get_bio_bdev_dev(bio, false);
-	if (!dev_ok(dev) && !dev_ok(disk_dev(get_gendisk(bio, false), false)))
+	if (!bio_dev_ok(bio, false))
 		return 0;
+	dev = get_bio_bdev_dev(bio, false);
 	emit(now, TL_BIO_QUEUE, (__u64)bio,
 	     1 + op_group(BPF_CORE_READ(bio, bi_opf)),
 	     BPF_CORE_READ(bio, bi_iter.bi_sector),

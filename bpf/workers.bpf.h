@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The workers the caller waits on (wait.h: enum worker_kind), shared by
- * attrib.bpf.c (wait.bpf.h), which creates the maps, and zfscrypt.bpf.c,
+ * The workers the caller waits on (attrib.h: enum worker_kind), shared by
+ * attrib.bpf.c (wait_state.bpf.h), which creates the maps, and zfscrypt.bpf.c,
  * which reuses them (bpf_map__reuse_fd) to enrol ZFS's taskq threads:
  * only it sees them run a zio, where the zfs module is.
  */
@@ -34,6 +34,8 @@ struct served_worker {
 	__u64 queued;  /* current item queued */
 	struct io_times io;
 	__u64 bytes;
+	/* Blocked since, while it writes the target back; 0 otherwise. */
+	__u64 blocked;
 	__u32 kind; /* 1 + enum worker_kind while an item runs, else 0 */
 	__u32 on;
 	/* 1 + enum worker_kind of a kthread that runs no work items

@@ -22,7 +22,7 @@
  * For the wait attribution, the ZFS taskq threads' zio work goes into
  * the zfs_threads map that attrib.bpf.c created (zfscrypt.h): when a
  * z_rd_int thread wakes a reader, the reader's wait splits into the vdev
- * I/O, the decryption and the pipeline around them (wait.bpf.h:
+ * I/O, the decryption and the pipeline around them (wait_chain.bpf.h:
  * split_zfs); each taskq thread that runs a zio is enrolled in attrib.bpf.c's
  * workers map, which counts its own run-queue wait and CPU time. Only
  * function entries and pointers are used, never members

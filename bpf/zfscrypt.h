@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Shared by zfscrypt.bpf.c, attrib.bpf.c (wait.bpf.h) and user space
- * (userspace/trace/zfscrypt.c).
+ * Shared by zfscrypt.bpf.c, attrib.bpf.c (wait_state.bpf.h) and user space
+ * (userspace/tracer/zfscrypt.c).
  */
 #ifndef __ZFSCRYPT_H
 #define __ZFSCRYPT_H
@@ -20,7 +20,7 @@ enum zfs_worker {
 
 /*
  * What a ZFS taskq thread is doing now, for the wait attribution of the
- * callers it wakes: zfscrypt.bpf.c writes it, wait.bpf.h reads it at
+ * callers it wakes: zfscrypt.bpf.c writes it, wait_chain.bpf.h reads it at
  * sched_waking. One map, created by attrib.bpf.c (always loaded) and
  * reused by zfscrypt.bpf.c (bpf_map__reuse_fd), keyed by thread id.
  *

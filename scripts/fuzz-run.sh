@@ -10,7 +10,7 @@ shopt -s nullglob
 
 seconds=${1:-60}
 build=build/fuzz
-targets=(results args)
+targets=(results args snapshot)
 share=$((seconds / ${#targets[@]}))
 ((share > 0)) || share=1
 status=0

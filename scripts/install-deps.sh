@@ -35,6 +35,9 @@ checks=(
 	# bench: reading results.json from shell (fio, in build_run, gives the
 	# tracing-overhead figure beside libbpf-tools' biolatency, above)
 	jq
+	# fio's stock job files (/usr/share/doc/fio/examples), run as users
+	# have them by the --fio-job tests
+	fio-examples
 )
 
 case ${1:-run} in

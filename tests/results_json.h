@@ -8,6 +8,7 @@
 #ifndef ENCBENCH_RESULTS_JSON_H
 #define ENCBENCH_RESULTS_JSON_H
 
+#include <stdint.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -77,6 +78,23 @@ static inline struct json_object *attrib_of(struct json_object *doc,
 	return NULL;
 }
 
+/* The verdict for (target, op) in results document doc. */
+static inline struct json_object *verdict_of(struct json_object *doc,
+					     const char *target, const char *op)
+{
+	struct json_object *vs = get(doc, "verdicts");
+
+	for (size_t i = 0; i < json_object_array_length(vs); i++) {
+		struct json_object *v = json_object_array_get_idx(vs, i);
+
+		if (!strcmp(json_object_get_string(get(v, "target")), target) &&
+		    !strcmp(json_object_get_string(get(v, "op")), op))
+			return v;
+	}
+	fail_msg("no %s/%s verdict", target, op);
+	return NULL;
+}
+
 /* A layer of the attribution entry for (target, op). */
 static inline struct json_object *layer_of(struct json_object *doc,
 					   const char *target, const char *op,
@@ -91,6 +109,39 @@ static inline struct json_object *layer_of(struct json_object *doc,
 			return l;
 	}
 	fail_msg("no %s/%s/%s attribution", target, op, layer);
+	return NULL;
+}
+
+/* A wait decomposition w ("wait" of an attribution entry) after checking
+ * that its components add up to its total, as they do by construction. */
+static inline struct json_object *wait_checked(struct json_object *w)
+{
+	uint64_t sum = 0;
+
+	json_object_object_foreach(get(w, "ns"), k, v)
+	{
+		(void)k;
+		sum += json_object_get_uint64(v);
+	}
+	if (sum != json_object_get_uint64(get(w, "total_ns")))
+		fail_msg("wait components add up to %llu ns, not total_ns",
+			 (unsigned long long)sum);
+	return w;
+}
+
+/* The variant called `name` of a results document's "tune" object. */
+static inline struct json_object *variant_of(struct json_object *tune,
+					     const char *name)
+{
+	struct json_object *vs = get(tune, "variants");
+
+	for (size_t i = 0; i < json_object_array_length(vs); i++) {
+		struct json_object *v = json_object_array_get_idx(vs, i);
+
+		if (!strcmp(json_object_get_string(get(v, "name")), name))
+			return v;
+	}
+	fail_msg("no variant %s", name);
 	return NULL;
 }
 

@@ -35,9 +35,22 @@ fi
 
 loaded=() failed=()
 # crypto_null: LUKS2's cipher_null control (a module in Debian's 6.12,
-# which libcryptsetup's cipher check does not load).
+# which libcryptsetup's cipher check does not load). The kernel's own
+# request_module runs modprobe in the initramfs root, which has no module
+# tree, so nothing loads itself: Adiantum's parts (adiantum, the XChaCha
+# and NHPoly1305 drivers) and essiv for dm-crypt and fscrypt, and AF_ALG's
+# skcipher socket, through which libcryptsetup encrypts a LUKS2 key slot
+# with a cipher its crypto backend lacks. Without them the 6.1 guest's
+# `cryptsetup luksFormat --cipher xchacha12,aes-adiantum-plain64` said
+# "Cannot use ... cipher for keyslot encryption", tune's LUKS2 setup
+# "Failed to setup dm-crypt key mapping", and tune's cipher probe, with no
+# AF_ALG to ask, fell back to modules.alias and called Adiantum usable;
+# with them dm-crypt takes both Adiantum ciphers (2026-12-02). twofish and
+# cast6: eCryptfs's other 128-bit-block ciphers, tune's ecryptfs sweep.
 for m in loop dm-mod dm-crypt dm-delay xts aesni_intel ecryptfs ext4 hmac \
-    sha512_generic encrypted_keys crypto_null; do
+    sha512_generic encrypted_keys crypto_null adiantum chacha_generic \
+    chacha-x86_64 nhpoly1305 nhpoly1305-sse2 poly1305_generic essiv \
+    af_alg algif_skcipher twofish_generic cast6_generic; do
     if modprobe -d "$MODROOT" -S "$KVER" "$m" 2>&1; then
         loaded+=("$m")
     else

@@ -12,7 +12,8 @@
  * --help` every workload's own options, from the workload table, under the
  * workload's heading. run and setup refuse a missing and an empty value in
  * one line, exit 2, nothing created. And no help text in the source is cut
- * mid-phrase into string literals (as clang-format used to).
+ * mid-phrase into string literals (as clang-format used to). --check-args
+ * checks a line and does nothing.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -122,6 +124,73 @@ static void test_empty_argument_one_line(void **state)
 		assert_string_equal(run_output(tmp, "empty", "stderr"), want);
 		assert_string_equal(run_output(tmp, "empty", "stdout"), "");
 	}
+}
+
+/* --check-args checks a command line as its command would and exits,
+ * doing nothing: not even what looks at the machine (a --target folder,
+ * a --pid, a results file) happens, and nothing is made, no state file
+ * either. A bad line is refused as it would be. */
+static void test_check_args(void **state)
+{
+	char never[PATH_MAX], states[PATH_MAX];
+	static const char *const good[][10] = {
+		{"run", "--output", "@never", "--size", "8M", "--target",
+		 "x=/nonexistent/folder", "--baseline", "x", NULL},
+		{"run", "--preset", "luks-cp", "--html", NULL},
+		{"setup", "--targets", "plain", NULL},
+		{"trace", "--path", "/nonexistent", "--pid", "999999999", "-q",
+		 NULL},
+		{"trace", "--dev", "/dev/nonexistent", "--", "cp", "a", "b",
+		 NULL},
+		{"report", "--full", "/nonexistent/run", NULL},
+		{"compare", "a.csv", "b.csv", NULL},
+		{"merge", "a", "b", NULL},
+		{"probe", "--json", NULL},
+		{"teardown", NULL},
+	};
+	static const char *const bad[][6] = {
+		{"run", "--no-such-option", NULL},
+		{"run", "--size", "banana", NULL},
+		{"run", "--workloads", "nosuch", NULL},
+		{"trace", "--path", "/", NULL},
+		{"trace", "-q", "-v", "--path", "/", NULL},
+		{"report", NULL},
+		{"compare", "a.csv", NULL},
+		{"nosuchcommand", NULL},
+	};
+
+	(void)state;
+	snprintf(never, sizeof(never), "%s/never", tmp);
+	snprintf(states, sizeof(states), "%s/states", tmp);
+	assert_int_equal(mkdir(states, 0700), 0);
+	setenv("ENCBENCH_STATE_DIR", states, 1);
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		const char *argv[13] = {bin, "--check-args"};
+
+		for (int k = 0; good[i][k]; k++)
+			argv[k + 2] = strcmp(good[i][k], "@never") ? good[i][k]
+								   : never;
+		printf("# --check-args %s ...: fine\n", good[i][0]);
+		assert_int_equal(
+			run_reap(run_spawn(tmp, "check", NULL, NULL, argv)), 0);
+		assert_string_equal(run_output(tmp, "check", "stdout"), "");
+		assert_string_equal(run_output(tmp, "check", "stderr"), "");
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *argv[9] = {bin, "--check-args"};
+
+		for (int k = 0; bad[i][k]; k++)
+			argv[k + 2] = bad[i][k];
+		printf("# --check-args %s ...: refused\n", bad[i][0]);
+		assert_int_equal(
+			run_reap(run_spawn(tmp, "check", NULL, NULL, argv)), 2);
+		assert_string_equal(run_output(tmp, "check", "stdout"), "");
+		assert_int_equal(
+			count_lines(run_output(tmp, "check", "stderr")), 1);
+	}
+	unsetenv("ENCBENCH_STATE_DIR");
+	assert_int_not_equal(access(never, F_OK), 0);
+	assert_int_equal(rmdir(states), 0); /* empty: no state file */
 }
 
 static void test_help_has_examples(void **state)
@@ -477,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_help_lists_every_option),
 		cmocka_unit_test(test_missing_and_empty_values),
 		cmocka_unit_test(test_empty_argument_one_line),
+		cmocka_unit_test(test_check_args),
 		cmocka_unit_test(test_help_not_cut_mid_phrase),
 	};
 

@@ -25,7 +25,7 @@
 #include <cmocka.h>
 #include <liburing.h>
 
-#include "trace/trace.h"
+#include "trace_figures.h"
 #include "probe/probe.h"
 
 #define BLK	 4096
@@ -47,14 +47,21 @@ static int group_setup(void **state)
 		fprintf(stderr, "# trace_open: %s\n", why);
 		return -1;
 	}
+	/* Loaded is not attached (the timed iterations run detached). */
+	if (trace_attach(tr)) {
+		fprintf(stderr, "# trace_attach failed\n");
+		trace_close(tr);
+		return -1;
+	}
 	return 0;
 }
 
 static int group_teardown(void **state)
 {
 	(void)state;
-	trace_close(tr);
+	trace_close(tr); /* detaches too */
 	rmdir(dir);
+	probe_release(); /* what probe_all mounted, if anything */
 	return 0;
 }
 
@@ -154,23 +161,23 @@ static int plain_calls_arg(int unused)
 	return plain_calls();
 }
 
-static void phase(int (*fn)(int), int arg, struct trace_snapshot *snap)
+static void phase(int (*fn)(int), int arg, struct phase_figures *snap)
 {
 	struct trace_filter f = {.parent_tgid = getpid()};
 
 	assert_int_equal(trace_begin(tr, &f), 0);
 	in_child(fn, arg);
-	assert_int_equal(trace_end(tr, snap), 0);
+	assert_int_equal(trace_end_figures(tr, snap), 0);
 }
 
-static uint64_t count(const struct trace_snapshot *s, int op)
+static uint64_t count(const struct phase_figures *s, int op)
 {
 	return s->stats[LAYER_SYSCALL][op].count;
 }
 
 static void test_syscall_ops(void **state)
 {
-	struct trace_snapshot snap;
+	struct phase_figures snap;
 
 	(void)state;
 	phase(plain_calls_arg, 0, &snap);
@@ -190,7 +197,7 @@ static void test_syscall_ops(void **state)
 
 static void test_io_uring_requests(void **state)
 {
-	struct trace_snapshot snap;
+	struct phase_figures snap;
 	struct io_uring ring;
 	int fd;
 

@@ -24,7 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fanotify.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -125,6 +127,13 @@ static void assert_whole(const char *dir)
 	assert_int_equal(rows, 2);
 	snprintf(path, sizeof(path), "%s/run.log", dir);
 	assert_int_equal(access(path, F_OK), 0);
+	/* The full report, from its header on. */
+	snprintf(path, sizeof(path), "%s/report.txt", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_int_equal(strncmp(line, "encbench-trace ", 15), 0);
+	fclose(f);
 	entries(dir, &hidden);
 	assert_int_equal(hidden, 0);
 }
@@ -464,6 +473,159 @@ static void test_report_bad_inputs(void **state)
 	expect_bad(NULL, a4, "member \"meta\" is missing");
 }
 
+/* Write into dir until its file system is full. */
+static void fill_fs(const char *dir)
+{
+	static const char block[4096];
+	char path[PATH_MAX + 8];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/fill", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	assert_true(fd >= 0);
+	while (write(fd, block, sizeof(block)) > 0)
+		;
+	assert_int_equal(errno, ENOSPC);
+	close(fd);
+}
+
+/* A tmpfs of `kib` KiB at dir, filled up to the last byte when `fill`. */
+static void mount_small_fs(const char *dir, int kib, bool fill)
+{
+	char opts[32];
+
+	snprintf(opts, sizeof(opts), "size=%dk", kib);
+	assert_true(mkdir(dir, 0755) == 0 || errno == EEXIST);
+	assert_int_equal(mount("tmpfs", dir, "tmpfs", 0, opts), 0);
+	if (fill)
+		fill_fs(dir);
+}
+
+/*
+ * Issue 21 item 8: with the output folder on a full file system, a run
+ * measured everything, failed to write, and then said "Results in
+ * <folder>" over an empty folder. The room is checked before the first
+ * target is built: exit 2, one line saying what is free, nothing made.
+ */
+static void test_full_disk_refused(void **state)
+{
+	char full[PATH_MAX], out[PATH_MAX + 8];
+	const char *argv[14];
+	(void)state;
+
+	path_in(full, sizeof(full), "full");
+	snprintf(out, sizeof(out), "%s/out", full);
+	mount_small_fs(full, 64, true);
+	short_run(argv, out);
+	expect_bad(NULL, argv, "KiB free, the results need about");
+	assert_int_equal(entries(full, NULL), 1); /* the filler alone */
+	assert_int_equal(umount(full), 0);
+	assert_int_equal(leftovers(tmp, NULL, 0), 0);
+}
+
+/* Run short_run into out, stopped before its first dd (all measurements
+ * ahead); its PID. */
+static pid_t run_stopped(const char *tag, const char *out)
+{
+	const char *argv[14];
+	int status;
+	pid_t pid;
+
+	short_run(argv, out);
+	setenv("ENCBENCH_PAUSE_AT", "workload:plain:dd", 1);
+	pid = run_spawn(tmp, tag, NULL, NULL, argv);
+	unsetenv("ENCBENCH_PAUSE_AT");
+	assert_int_equal(waitpid(pid, &status, WUNTRACED), pid);
+	if (!WIFSTOPPED(status))
+		fail_msg("never stopped before dd: %s",
+			 run_output(tmp, tag, "stderr"));
+	return pid;
+}
+
+/*
+ * The run's last line names the folder the results are in and what it
+ * holds: that folder, and every file named there is whole (assert_whole);
+ * `lost` is the output folder, which must be named as the one that could
+ * not take them. The folder's path in `where`.
+ */
+static void assert_kept_elsewhere(const char *tag, const char *lost,
+				  char where[PATH_MAX])
+{
+	const char *text = run_output(tmp, tag, "stdout");
+	const char *line = strstr(text, "\nResults in ");
+	char expect[PATH_MAX + 32];
+	const char *slash;
+
+	if (!line)
+		fail_msg("no 'Results in' line: %s", text);
+	line += strlen("\nResults in ");
+	slash = strstr(line, "/ (");
+	assert_non_null(slash);
+	snprintf(where, PATH_MAX, "%.*s", (int)(slash - line), line);
+	if (strncmp(where, "/var/tmp/encbench-results.", 26) &&
+	    strncmp(where, "/run/encbench-results.", 22))
+		fail_msg("results kept in '%s', not a fallback folder", where);
+	static const char names[] = "/ (results.json, per-iteration CSV, "
+				    "histograms, run.log, report.txt): ";
+
+	if (strncmp(slash, names, strlen(names)))
+		fail_msg("the line names '%.80s'", slash);
+	snprintf(expect, sizeof(expect), "%s/ could not take them", lost);
+	if (!strstr(slash, expect))
+		fail_msg("the line does not say '%s': %s", expect, slash);
+	assert_whole(where);
+}
+
+/* A full disk found only when the results are written (it filled up
+ * during the run): every result is kept, whole, in a fallback folder the
+ * last line names; nothing half-written stays in the output folder. */
+static void test_disk_full_at_the_end(void **state)
+{
+	char full[PATH_MAX], out[PATH_MAX + 8], kept[PATH_MAX];
+	int hidden;
+	pid_t pid;
+	(void)state;
+
+	path_in(full, sizeof(full), "filling");
+	snprintf(out, sizeof(out), "%s/out", full);
+	mount_small_fs(full, 4096, false);
+	pid = run_stopped("filling", out);
+	fill_fs(full);
+	kill(pid, SIGCONT);
+	assert_int_equal(run_reap(pid), 1);
+	if (!strstr(run_output(tmp, "filling", "stderr"),
+		    "No space left on device"))
+		fail_msg("stderr does not say why: %s",
+			 run_output(tmp, "filling", "stderr"));
+	assert_kept_elsewhere("filling", out, kept);
+	/* Nothing was written there, so the empty folder it made went. */
+	assert_int_not_equal(access(out, F_OK), 0);
+	assert_int_equal(entries(full, &hidden), 1);
+	assert_int_equal(hidden, 0);
+	assert_int_equal(remove_tree(kept), 0);
+	assert_int_equal(umount(full), 0);
+	assert_int_equal(leftovers(tmp, NULL, 0), 0);
+}
+
+/* The output folder removed while the run measures: the results are
+ * kept whole elsewhere, and said to be there. */
+static void test_folder_removed_mid_run(void **state)
+{
+	char out[PATH_MAX], kept[PATH_MAX];
+	pid_t pid;
+	(void)state;
+
+	path_in(out, sizeof(out), "removed");
+	pid = run_stopped("removed", out);
+	assert_int_equal(remove_tree(out), 0);
+	kill(pid, SIGCONT);
+	assert_int_equal(run_reap(pid), 1);
+	assert_kept_elsewhere("removed", out, kept);
+	assert_int_not_equal(access(out, F_OK), 0);
+	assert_int_equal(remove_tree(kept), 0);
+	assert_int_equal(leftovers(tmp, NULL, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -475,6 +637,9 @@ int main(void)
 		cmocka_unit_test(test_signal_while_writing),
 		cmocka_unit_test(test_report_bad_inputs),
 		cmocka_unit_test(test_non_utf8_output),
+		cmocka_unit_test(test_full_disk_refused),
+		cmocka_unit_test(test_disk_full_at_the_end),
+		cmocka_unit_test(test_folder_removed_mid_run),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

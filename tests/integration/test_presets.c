@@ -83,15 +83,6 @@ static char *read_out(const char *tag, const char *file)
 	return file_text(path);
 }
 
-/* What run <tag> printed on stdout (the text report); free() it. */
-static char *stdout_of(const char *tag)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/%s.stdout", tmp, tag);
-	return file_text(path);
-}
-
 /* LUKS report: copy, its 4.4 GB shrunk by --size, 5 runs as the report
  * did; plain vs fscrypt here (luks2 is the VM's). The table has the
  * report's Elapsed/User/System rows and run.log its raw section. */
@@ -113,7 +104,8 @@ static void test_luks_cp(void **state)
 			    "params"),
 			"size_bytes")),
 		4 << 20);
-	text = stdout_of("luks-cp");
+	/* The full report (report.txt: the terminal has the short form). */
+	text = read_out("luks-cp", "report.txt");
 	assert_non_null(text);
 	assert_non_null(strstr(text, "  elapsed (s)"));
 	assert_non_null(strstr(text, "  system (s)"));
@@ -186,7 +178,7 @@ static void test_phoronix(void **state)
 			assert_true(json_object_get_double(get(cpu, "min")) <=
 				    json_object_get_double(get(cpu, "max")));
 		}
-	text = stdout_of("phoronix");
+	text = read_out("phoronix", "report.txt");
 	assert_non_null(text);
 	assert_non_null(strstr(text, "\npgbench: mean +- sd of 2 runs"));
 	assert_non_null(strstr(text, "  cpu all (%)"));

@@ -132,7 +132,7 @@ static int teardown(void **state)
 static void test_terminal_shows_progress(void **state)
 {
 	int status;
-	char *s = run_captured("", true, &status);
+	char *s = run_captured("--verbose", true, &status);
 
 	(void)state;
 	assert_non_null(s);
@@ -145,7 +145,8 @@ static void test_terminal_shows_progress(void **state)
 	assert_non_null(
 		strstr(s, ERASE "run fscrypt dd iteration 2/2, about "));
 	assert_non_null(strstr(s, " left"));
-	/* Log lines still come whole, above the progress line. */
+	/* Log lines (each iteration's with --verbose) still come whole,
+	 * above the progress line. */
 	assert_non_null(strstr(s, ERASE "[fscrypt] dd 2/2: write_s"));
 	/* Erased before the report: the table starts on a clean line. */
 	assert_non_null(strstr(s, ERASE "teardown" ERASE "encbench-trace "));
@@ -169,7 +170,17 @@ static void test_pipe_has_none(void **state)
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	assert_no_progress(s);
 	assert_null(strchr(s, '\r'));
-	/* The log lines are there, as before. */
+	/* The stages' log lines are there; each iteration's only with
+	 * --verbose (the report has them, and a terminal its progress
+	 * line). */
+	assert_non_null(strstr(s, "[fscrypt] setting up: "));
+	assert_null(strstr(s, "dd 1/2:"));
+	assert_null(strstr(s, "dd 2/2:"));
+	free(s);
+	s = run_captured("--verbose", false, &status);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_no_progress(s);
+	assert_non_null(strstr(s, "[plain] dd 1/2: write_s"));
 	assert_non_null(strstr(s, "[fscrypt] dd 2/2: write_s"));
 	free(s);
 }
@@ -180,16 +191,26 @@ static void test_quiet_and_json_have_none(void **state)
 	char *s;
 
 	(void)state;
-	s = run_captured("--quiet", true, &status);
+	s = run_captured("--quiet --verbose", true, &status);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	assert_no_progress(s);
 	/* Quiet is no progress at all: no line of a stage or an iteration
-	 * (their news is in the report), but the warnings, and the report. */
+	 * (their news is in the report; --verbose does not bring them
+	 * back), but the warnings, and the report, here the full one. */
 	assert_null(strstr(s, "[plain]"));
 	assert_null(strstr(s, "[fscrypt]"));
 	assert_non_null(strstr(s, "encbench-trace: attribution is off"));
 	assert_non_null(strstr(s, "verified encrypted on disk: yes"));
 	assert_non_null(strstr(s, "\nResults in "));
+	free(s);
+	/* Quiet alone: the short report. */
+	s = run_captured("--quiet", true, &status);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_no_progress(s);
+	assert_null(strstr(s, "[fscrypt]"));
+	assert_non_null(strstr(s, "encbench-trace: attribution is off"));
+	assert_non_null(strstr(s, "; ciphertext on /dev/"));
+	assert_non_null(strstr(s, "\nFull report: "));
 	free(s);
 	s = run_captured("--json", true, &status);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);

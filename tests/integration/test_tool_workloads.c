@@ -4,9 +4,9 @@
  * with tracing, as root, at small sizes on plain and fscrypt: fio's
  * figures agree with each other (bandwidth is IOPS times the block size,
  * Little's law bounds IOPS times latency by the queue depth) and the
- * tracer saw its read jobs' I/O; a fio engine or job file fio rejects is
- * fio's own one-line message, exit 2, nothing created; --fio-job runs a
- * job file's jobs on the target. compilebench made the tree it
+ * tracer saw its read jobs' I/O; a fio engine fio rejects is fio's own
+ * one-line message, exit 2 (a job file's: exit 1), nothing created;
+ * --fio-job runs a job file's jobs on the target, each reported apart. compilebench made the tree it
  * says (its MB/s is that tree's bytes over the phase's time, and it counts
  * the files itself); build's program was built and printed its checksum
  * (a compiler that builds nothing fails the run).
@@ -224,8 +224,8 @@ static void job_file(const char *name, const char *text, char *buf, size_t len)
 	assert_int_equal(fclose(f), 0);
 }
 
-/* What fio rejects (an engine, a job file) is fio's one line, exit 2,
- * nothing created. */
+/* What fio rejects is fio's one line, nothing created: our option (an
+ * engine) is usage, exit 2; a job file's option is the file's, exit 1. */
 static void test_fio_rejects(void **state)
 {
 	char out[PATH_MAX], file[PATH_MAX];
@@ -242,7 +242,7 @@ static void test_fio_rejects(void **state)
 		const char *err;
 
 		snprintf(out, sizeof(out), "%s/bad-fio%d", tmp, i);
-		assert_int_equal(run_in(out, bad[i], 4), 2);
+		assert_int_equal(run_in(out, bad[i], 4), i ? 1 : 2);
 		err = run_output(tmp, "run", "stderr");
 		assert_int_equal(count_lines(err), 1);
 		assert_non_null(strstr(err, says[i]));
@@ -251,7 +251,8 @@ static void test_fio_rejects(void **state)
 }
 
 /* --fio-job: the job file's jobs run (in a folder of ours on the target,
- * where fio makes their files) and their totals agree with each other. */
+ * where fio makes their files), each job's figures apart and agreeing
+ * with each other: never a total across reads and writes. */
 static void test_fio_job_file(void **state)
 {
 	char out[PATH_MAX], file[PATH_MAX];
@@ -273,14 +274,28 @@ static void test_fio_job_file(void **state)
 	for (int i = 0; i < 2; i++)
 		r[i] = json_object_array_get_idx(get(doc, "results"), i);
 	assert_string_equal(json_object_get_string(get(r[0], "metric")),
-			    "job_mbps");
+			    "r_mbps");
 	assert_string_equal(json_object_get_string(get(r[1], "metric")),
-			    "job_iops");
-	mbps = json_object_get_double(get(r[0], "mean"));
-	iops = json_object_get_double(get(r[1], "mean"));
-	/* Both jobs' 4 KiB blocks, counted as bytes and as I/Os. */
-	assert_true(mbps > 0);
-	assert_float_equal(mbps * 1e6, iops * 4096, 0.02 * mbps * 1e6);
+			    "r_iops");
+	for (int i = 0; i < 2; i++) {
+		const char *job = i ? "w" : "r";
+		char name[2][16];
+
+		snprintf(name[0], sizeof(name[0]), "%s_mbps", job);
+		snprintf(name[1], sizeof(name[1]), "%s_iops", job);
+		mbps = json_object_get_double(
+			get(result_of(doc, "plain", NULL, name[0]), "mean"));
+		iops = json_object_get_double(
+			get(result_of(doc, "plain", NULL, name[1]), "mean"));
+		/* The job's 4 KiB blocks, counted as bytes and as I/Os. */
+		assert_true(mbps > 0);
+		assert_float_equal(mbps * 1e6, iops * 4096, 0.02 * mbps * 1e6);
+		/* r and w run at once: one phase, named after both. */
+		assert_string_equal(
+			json_object_get_string(get(
+				result_of(doc, "plain", NULL, name[0]), "job")),
+			"r+w");
+	}
 	json_object_put(doc);
 }
 

@@ -4,7 +4,9 @@
  * an ext4 file system on a loop device (set up here, torn down after) is
  * attributed as `run` would attribute it, components adding up to its
  * read time; on the program's own fscrypt target, buffered reads are
- * crypto-bound as in `run`; its exit status is passed through; bad input is one
+ * crypto-bound as in `run`; its exit status is passed through; the
+ * screen gets the short report (-q the verdicts only, --verbose the full
+ * one), --output DIR the full one in report.txt too; bad input is one
  * line, exit 2, and creates nothing.
  */
 #include <errno.h>
@@ -25,6 +27,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "file_text.h"
 #include "results_json.h"
 #include "run_prog.h"
 #include "storage/target.h"
@@ -128,7 +131,7 @@ static int teardown(void **state)
 static void test_dd_on_loop_ext4(void **state)
 {
 	char mnt[PATH_MAX], out[PATH_MAX], file[PATH_MAX], inf[PATH_MAX + 8];
-	char path[PATH_MAX + 16];
+	char path[PATH_MAX + 16], *text;
 	struct json_object *doc, *w, *ns;
 	uint64_t sum = 0;
 	(void)state;
@@ -164,6 +167,64 @@ static void test_dd_on_loop_ext4(void **state)
 			    get(layer_of(doc, "trace", "read", "device"),
 				"count")) >= 32);
 	json_object_put(doc);
+	/* -q: the verdicts only, a line each, the read's among them; the
+	 * full report in report.txt. */
+	snprintf(path, sizeof(path), "%s/out", tmp);
+	text = file_text(path);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "trace, dd, read: "));
+	for (char *l = text; *l; l = strchr(l, '\n') + 1)
+		if (strncmp(l, "trace, dd, ", 11))
+			fail_msg("-q printed '%s'", l);
+	free(text);
+	snprintf(path, sizeof(path), "%s/report.txt", out);
+	text = file_text(path);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\nWhere the time goes\n"));
+	assert_non_null(strstr(text, "    - closure: the components add up"));
+	assert_non_null(strstr(text, "distribution"));
+	free(text);
+}
+
+/* Without -o or -q: the short report, ending with where the full one
+ * is; with --verbose the full one, without histograms. */
+static void test_screen_and_verbose(void **state)
+{
+	char mnt[PATH_MAX], inf[PATH_MAX + 8], path[PATH_MAX + 8], *text;
+	const char *last;
+	(void)state;
+
+	snprintf(mnt, sizeof(mnt), "%s/mnt", tmp);
+	snprintf(inf, sizeof(inf), "if=%s/f", mnt);
+	snprintf(path, sizeof(path), "%s/out", tmp);
+	const char *args[] = {
+		"--path",	mnt,	 "--",		 "dd", inf,
+		"of=/dev/null", "bs=1M", "iflag=direct", NULL};
+	const char *verbose[] = {"--path",	 mnt, "--verbose",    "--",
+				 "dd",		 inf, "of=/dev/null", "bs=1M",
+				 "iflag=direct", NULL};
+
+	assert_int_equal(trace(args), 0);
+	text = file_text(path);
+	assert_non_null(text);
+	assert_true(count_lines(text) <= 40);
+	assert_non_null(strstr(text, "\nVerdicts "));
+	assert_non_null(strstr(text, "\n  trace, dd, read: "));
+	assert_null(strstr(text, "distribution"));
+	assert_null(strstr(text, "Where the time goes"));
+	last = strstr(text, "\nFull report: --verbose prints it; --output "
+			    "DIR keeps it in DIR/report.txt\n");
+	assert_non_null(last);
+	/* ... as its last line. */
+	assert_string_equal(strchr(last + 1, '\n'), "\n");
+	free(text);
+	assert_int_equal(trace(verbose), 0);
+	text = file_text(path);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\nWhere the time goes\n"));
+	assert_non_null(strstr(text, "    - closure: the components add up"));
+	assert_null(strstr(text, "distribution"));
+	free(text);
 }
 
 /* The fscrypt target `run` builds, through the same storage code. */
@@ -464,12 +525,15 @@ static void test_bad_input(void **state)
 	const char *nothing[] = {"--path", mnt, "-o", out, NULL};
 	const char *both[] = {"--path", mnt,  "--dev", dev, "-o",
 			      out,	"--", "true",  NULL};
+	const char *quiet_verbose[] = {"--path", mnt,  "-q",   "-v", "-o",
+				       out,	 "--", "true", NULL};
 
 	expect_bad(tmpfs, out);
 	expect_bad(nopid, out);
 	expect_bad(nocmd, out);
 	expect_bad(nothing, out);
 	expect_bad(both, out);
+	expect_bad(quiet_verbose, out);
 }
 
 int main(void)
@@ -481,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_pid_already_running),
 		cmocka_unit_test(test_pid_descendants_already_running),
 		cmocka_unit_test(test_json_on_stdout),
+		cmocka_unit_test(test_screen_and_verbose),
 		cmocka_unit_test(test_cgroup),
 		cmocka_unit_test(test_bad_input),
 	};

@@ -28,6 +28,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "file_text.h"
 #include "leftovers.h"
 #include "results_json.h"
 #include "run_prog.h"
@@ -255,8 +256,15 @@ static void test_fscrypt_detected(void **state)
 static void test_baseline(void **state)
 {
 	struct json_object *cmp = get(results, "comparisons");
-	const char *text = run_output(tmp, "run", "stdout");
+	const char *screen = run_output(tmp, "run", "stdout");
+	char path[PATH_MAX + 16], *text;
 	(void)state;
+
+	/* The short form on the terminal, the full one in report.txt. */
+	assert_non_null(strstr(screen, "mine (baseline): user, ext4"));
+	snprintf(path, sizeof(path), "%s/report.txt", out);
+	text = file_text(path);
+	assert_non_null(text);
 
 	assert_string_equal(
 		str(json_object_array_get_idx(get(results, "targets"), 0),
@@ -271,6 +279,7 @@ static void test_baseline(void **state)
 	}
 	assert_non_null(strstr(text, "mine (baseline): user, ext4"));
 	assert_non_null(strstr(text, "verification: ciphertext on"));
+	free(text);
 }
 
 /* The tracer filtered by the detected devices: the requests of the

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "cli/config.h"
+#include "cli/args.h"
 #include "common/parse.h"
 #include "workload/workload.h"
 
@@ -86,6 +86,7 @@ static void test_defaults(void **state)
 	assert_int_equal(parse(&cfg, 1, argv), 0);
 	assert_int_equal(cfg.size_bytes, 64ULL << 20);
 	assert_int_equal(cfg.runs, 5);
+	assert_int_equal(cfg.trace_runs, 2);
 	/* Every kind, in table order, the baseline first; setup skips the
 	 * ones this kernel cannot build (they were not named). */
 	assert_false(cfg.targets_given);
@@ -129,6 +130,24 @@ static void test_options(void **state)
 	config_free(&cfg);
 }
 
+/* --trace-runs reaches the run's configuration (it was refused as an
+ * unknown option until the parser dispatched it); not with --no-trace. */
+static void test_trace_runs(void **state)
+{
+	struct run_config cfg;
+	const char *argv[] = {"run", "--runs", "1", "--trace-runs", "3"};
+	const char *untraced[] = {"run", "--trace-runs", "3", "--no-trace"};
+
+	(void)state;
+	assert_int_equal(parse(&cfg, 5, argv), 0);
+	assert_int_equal(cfg.runs, 1);
+	assert_int_equal(cfg.trace_runs, 3);
+	assert_true(cfg.trace);
+	config_free(&cfg);
+	assert_int_equal(parse(&cfg, 4, untraced), 2);
+	config_free(&cfg);
+}
+
 static void test_bad_input(void **state)
 {
 	static const char *const bad[][3] = {
@@ -152,6 +171,8 @@ static void test_bad_input(void **state)
 		{"run", "--scale", "x"},
 		{"run", "--stable", "100"},
 		{"run", "--min-runs", "1"},
+		{"run", "--trace-runs", "0"},
+		{"run", "--trace-runs", "x"},
 		{"run", "-n", "autox"},
 		{"run", "--dd-size", "12k3"},
 		{"run", "--dd-size", "1000"},
@@ -338,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_parse_list),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_trace_runs),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_workload_params),
 		cmocka_unit_test(test_server_params),

@@ -17,7 +17,7 @@
 
 #include <bpf/btf.h>
 
-#include "trace/trace_priv.h"
+#include "tracer/trace_priv.h"
 
 static struct btf *btf;
 static int int_id, work_id, bio_ptr_id, bh_ptr_id;
@@ -144,9 +144,24 @@ static void test_anonymous_members(void **state)
 	assert_true(work_ctx_delta(btf, &fb, why, sizeof(why)) == 32);
 }
 
+/* Regression: only reads and writes were zeroed, so sync and create
+ * carried stack garbage into kernel_requests (2315169713114104336 seen). */
+static void test_kernel_requests_zeroes_every_op(void **state)
+{
+	struct trace_filter f = {0};
+	uint64_t out[NR_OPS];
+
+	(void)state;
+	memset(out, 0xa5, sizeof(out));
+	kernel_requests(&f, out, true);
+	for (int op = 0; op < NR_OPS; op++)
+		assert_int_equal(out[op], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kernel_requests_zeroes_every_op),
 		cmocka_unit_test_setup_teardown(test_namesakes, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_old_name_and_types, setup,

@@ -13,11 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
+#include <json-c/json.h>
 
 #include "common/results.h"
 #include "workload/fio.h"
+#include "workload/fio_jobfile.h"
 #include "workload/workload.h"
 
 #define FIXTURE "tests/unit/fio-randread-4k.json"
@@ -72,26 +75,159 @@ static void test_read_side(void **state)
 	free(text);
 }
 
-/* A job file's totals: here one job of reads, so the read side. */
-static void test_totals(void **state)
+/* A job file shaped as fio-examples' ssd-test.fio: four jobs one after
+ * the other on one shared file in a folder of the user's. */
+static const char ssd_test[] =
+	"; four jobs, one file\n"
+	"[global]\nbs=4k\nioengine=libaio\niodepth=4\nsize=10g\ndirect=1\n"
+	"runtime=60\ndirectory=/mount-point-of-ssd\nfilename=ssd.test.file\n"
+	"\n[seq-read]\nrw=read\nstonewall\n\n[rand-read]\nrw=randread\n"
+	"stonewall\n\n[seq-write]\nrw=write\nstonewall\n\n[rand-write]\n"
+	"rw=randwrite\nstonewall\n";
+
+/* ssd_test in a file of the test's own: its path. */
+static const char *ssd_test_file(void)
 {
-	struct fio_figures side, all;
+	static char path[] = "/tmp/encbench-test-fio.XXXXXX";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, ssd_test, strlen(ssd_test)),
+			 (ssize_t)strlen(ssd_test));
+	close(fd);
+	return path;
+}
+
+/* A job named: its clones (numjobs) added up as fio's group_reporting
+ * would (rates summed, clat mean weighted by I/Os); a name fio did not
+ * run is refused. */
+static void test_job_by_name(void **state)
+{
+	struct json_object *root, *jobs;
+	struct fio_figures one, two;
 	char why[DETAIL_LEN] = "";
 	char *text = fixture();
+	const char *doubled;
 
 	(void)state;
-	assert_int_equal(fio_parse_json(text, true, &side, why, sizeof(why)),
+	assert_int_equal(fio_parse_job(text, "randread-4k", true, &one, why,
+				       sizeof(why)),
 			 0);
-	assert_int_equal(fio_parse_totals(text, &all, why, sizeof(why)), 0);
-	assert_float_equal(all.mbps, side.mbps, 1e-9);
-	assert_float_equal(all.iops, side.iops, 1e-9);
-	assert_float_equal(all.io_bytes, side.io_bytes, 0.5);
-	assert_float_equal(all.clat_mean_us, side.clat_mean_us, 1e-9);
-	assert_float_equal(all.runtime_s, 0.513, 1e-9);
-	edit(text, "\"io_bytes\" : 79253504", "\"io_bytes\" : 0");
-	assert_int_equal(fio_parse_totals(text, &all, why, sizeof(why)), -1);
-	assert_string_equal(why, "fio's jobs did no I/O");
+	assert_int_equal(
+		fio_parse_job(text, "other", true, &two, why, sizeof(why)), -1);
+	assert_string_equal(why, "fio's JSON has no job other");
+	root = json_tokener_parse(text);
+	assert_true(json_object_object_get_ex(root, "jobs", &jobs));
+	json_object_array_add(
+		jobs, json_object_get(json_object_array_get_idx(jobs, 0)));
+	doubled = json_object_to_json_string(root);
+	assert_int_equal(fio_parse_job(doubled, "randread-4k", true, &two, why,
+				       sizeof(why)),
+			 0);
+	assert_float_equal(two.mbps, 2 * one.mbps, 1e-9);
+	assert_float_equal(two.iops, 2 * one.iops, 1e-6);
+	assert_float_equal(two.io_bytes, 2 * one.io_bytes, 0.5);
+	assert_float_equal(two.clat_mean_us, one.clat_mean_us, 1e-9);
+	assert_float_equal(two.clat_p99_us, one.clat_p99_us, 1e-9);
+	json_object_put(root);
 	free(text);
+}
+
+static void test_job_file_jobs(void **state)
+{
+	struct fio_rewrite rw = {.dir = "/t"};
+	char why[DETAIL_LEN] = "";
+	struct fio_jobs js;
+
+	(void)state;
+	assert_int_equal(fio_jobs_parse(ssd_test, &rw, &js, why, sizeof(why)),
+			 0);
+	assert_int_equal(js.n, 4);
+	/* Each job waits for the one before: four groups, one job each. */
+	assert_int_equal(js.nr_groups, 4);
+	assert_string_equal(js.job[1].name, "rand-read");
+	assert_string_equal(js.job[1].rw, "randread");
+	assert_string_equal(js.job[1].bs, "4k");
+	assert_string_equal(js.job[1].engine, "libaio");
+	assert_int_equal(js.job[1].iodepth, 4);
+	assert_int_equal(js.job[1].group, 1);
+	assert_true(js.job[1].reads && !js.job[1].writes);
+	assert_true(js.job[3].writes && !js.job[3].reads);
+	/* One shared file of 10 GiB, not four. */
+	assert_int_equal(fio_jobs_space(&js), 10ULL << 30);
+	rw.size = 64 << 20;
+	assert_int_equal(fio_jobs_parse(ssd_test, &rw, &js, why, sizeof(why)),
+			 0);
+	assert_int_equal(fio_jobs_space(&js), 64 << 20);
+	/* --scale: the file's own sizes times it, at least 1 MiB. */
+	rw = (struct fio_rewrite){.dir = "/t", .scale = 0.01};
+	assert_int_equal(fio_jobs_parse(ssd_test, &rw, &js, why, sizeof(why)),
+			 0);
+	assert_int_equal(js.job[0].size, ((10ULL << 30) / 100) & ~4095ULL);
+	/* Jobs that run at once share a group; clones without filename=
+	 * have a file each; a mixed job has both sides. */
+	rw.scale = 0;
+	assert_int_equal(fio_jobs_parse("[a]\nrw=randrw\nsize=1m\nnumjobs=3\n"
+					"[b]\nsize=2m\n",
+					&rw, &js, why, sizeof(why)),
+			 0);
+	assert_int_equal(js.nr_groups, 1);
+	assert_true(js.job[0].reads && js.job[0].writes);
+	assert_string_equal(js.job[1].rw, "read");
+	assert_int_equal(fio_jobs_space(&js), 3 * (1 << 20) + (2 << 20));
+	/* Refused, naming the option that helps. */
+	assert_int_equal(
+		fio_jobs_parse("[a]\nrw=read\n", &rw, &js, why, sizeof(why)),
+		-1);
+	assert_non_null(strstr(why, "job a has no size="));
+	assert_non_null(strstr(why, "--fio-size"));
+	assert_int_equal(
+		fio_jobs_parse("[a]\nsize=50%\n", &rw, &js, why, sizeof(why)),
+		-1);
+	assert_non_null(strstr(why, "size=50%"));
+	assert_int_equal(fio_jobs_parse("[global]\nsize=1m\n", &rw, &js, why,
+					sizeof(why)),
+			 -1);
+	assert_non_null(strstr(why, "no job"));
+}
+
+/* The copy: directory= and filename= point into the folder, sizes and
+ * runtimes as asked, every other line as it was. */
+static void test_job_file_copy(void **state)
+{
+	struct fio_rewrite rw = {
+		.dir = "/mnt/t/fio-job", .size = 64 << 20, .runtime_s = 1.5};
+	char *copy = fio_jobs_rewrite(ssd_test, "ssd-test.fio", &rw);
+	const char *src = ssd_test;
+	char line[256];
+	int kept = 0, lines = 0;
+
+	(void)state;
+	assert_non_null(copy);
+	assert_non_null(strstr(copy, "a copy of ssd-test.fio"));
+	assert_non_null(strstr(copy, "\n[global]\ndirectory=/mnt/t/fio-job\n"
+				     "size=67108864\nruntime=1500ms\n"));
+	assert_null(strstr(copy, "mount-point-of-ssd"));
+	assert_null(strstr(copy, "size=10g"));
+	assert_null(strstr(copy, "runtime=60"));
+	assert_non_null(strstr(copy, "\nfilename=ssd.test.file\n"));
+	while (*src) {
+		size_t n = strcspn(src, "\n");
+
+		snprintf(line, sizeof(line), "\n%.*s\n", (int)n, src);
+		kept += strstr(copy, line) != NULL;
+		lines++;
+		src += n + (src[n] == '\n');
+	}
+	/* All but size=, runtime= and directory=. */
+	assert_int_equal(kept, lines - 3);
+	free(copy);
+	/* An absolute filename= (a raw device) lands in the folder too. */
+	rw = (struct fio_rewrite){.dir = "/d"};
+	copy = fio_jobs_rewrite("[j]\nfilename=/dev/sdb:../x\nsize=1g\n", "f",
+				&rw);
+	assert_non_null(strstr(copy, "\nfilename=sdb:x\nsize=1g\n"));
+	free(copy);
 }
 
 static void test_refusals(void **state)
@@ -132,6 +268,8 @@ static void test_params(void **state)
 	const struct workload_ops *w = workload_find("fio");
 	struct metric_def m[MAX_METRICS];
 	void *p = workload_params_new(w);
+	struct workload_phase ph;
+	const char *job;
 
 	(void)state;
 	assert_non_null(p);
@@ -173,12 +311,21 @@ static void test_params(void **state)
 			 -1);
 	assert_int_equal(set(p, "job", "tests/unit/no-such.fio"), -1);
 	assert_int_equal(set(p, "job", "tests/unit"), -1);
-	/* A job file (any regular file here: fio judges it in check()). */
-	assert_int_equal(set(p, "job", FIXTURE), 0);
-	assert_int_equal(w->metrics(p, m), 3);
-	assert_string_equal(m[0].name, "job_mbps");
-	assert_true(m[1].higher_is_better);
-	assert_false(m[2].higher_is_better);
+	/* A job file: each job side its six metrics, each group a phase. */
+	job = ssd_test_file();
+	assert_int_equal(set(p, "job", job), 0);
+	unlink(job);
+	assert_int_equal(w->metrics(p, m), 24);
+	assert_string_equal(m[0].name, "seq-read_mbps");
+	assert_string_equal(m[6].name, "rand-read_mbps");
+	assert_string_equal(m[23].name, "rand-write_clat_p999_us");
+	assert_int_equal(w->phases(p), 4);
+	w->phase(p, 2, &ph);
+	assert_string_equal(ph.name, "seq-write");
+	assert_int_equal(ph.first, 12);
+	assert_int_equal(ph.n, 6);
+	/* Its room from its size= (one shared file), or the user's. */
+	assert_int_equal(w->space_needed(p), 16 << 20);
 	free(p);
 }
 
@@ -186,7 +333,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read_side),
-		cmocka_unit_test(test_totals),
+		cmocka_unit_test(test_job_by_name),
+		cmocka_unit_test(test_job_file_jobs),
+		cmocka_unit_test(test_job_file_copy),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_params),
 	};

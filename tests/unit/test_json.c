@@ -191,6 +191,7 @@ static void cmp_comparison(const struct comparison *a,
 	assert_dbl(b->penalty_pct, a->penalty_pct);
 	assert_dbl(b->penalty_ci95_pct[0], a->penalty_ci95_pct[0]);
 	assert_dbl(b->penalty_ci95_pct[1], a->penalty_ci95_pct[1]);
+	assert_int_equal(a->penalty_unbounded, b->penalty_unbounded);
 	assert_int_equal(a->significant, b->significant);
 }
 
@@ -235,6 +236,19 @@ static void cmp_attrib(const struct attribution *a, const struct attribution *b)
 	assert_memory_equal(a->wait.cpu_wait_behind_ns,
 			    b->wait.cpu_wait_behind_ns,
 			    sizeof(a->wait.cpu_wait_behind_ns));
+	assert_int_equal(a->wait.nr_cpu_holders, b->wait.nr_cpu_holders);
+	for (int i = 0; i < a->wait.nr_cpu_holders; i++) {
+		assert_string_equal(a->wait.cpu_holders[i].comm,
+				    b->wait.cpu_holders[i].comm);
+		assert_int_equal(a->wait.cpu_holders[i].pid,
+				 b->wait.cpu_holders[i].pid);
+		assert_int_equal(a->wait.cpu_holders[i].tgid,
+				 b->wait.cpu_holders[i].tgid);
+		assert_true(a->wait.cpu_holders[i].samples ==
+			    b->wait.cpu_holders[i].samples);
+		assert_true(a->wait.cpu_holders[i].ns ==
+			    b->wait.cpu_holders[i].ns);
+	}
 	assert_memory_equal(a->wait.behind_samples, b->wait.behind_samples,
 			    sizeof(a->wait.behind_samples));
 	assert_true(a->wait.zfs_wakeups == b->wait.zfs_wakeups);
@@ -300,6 +314,14 @@ static void cmp_results(const struct results *a, const struct results *b)
 		assert_int_equal(x->nr_evidence, y->nr_evidence);
 		for (int e = 0; e < x->nr_evidence; e++)
 			assert_string_equal(x->evidence[e], y->evidence[e]);
+		assert_string_equal(x->brief, y->brief);
+		assert_float_equal(x->phase_ns, y->phase_ns, 0);
+		assert_int_equal(x->headline, y->headline);
+	}
+	assert_int_equal(a->nr_skipped, b->nr_skipped);
+	for (int i = 0; i < a->nr_skipped; i++) {
+		assert_string_equal(a->skipped[i].kind, b->skipped[i].kind);
+		assert_string_equal(a->skipped[i].reason, b->skipped[i].reason);
 	}
 }
 
@@ -368,6 +390,36 @@ static struct json_object *at(struct json_object *o, const char *k)
 	if (!json_object_object_get_ex(o, k, &v))
 		fail_msg("no member \"%s\"", k);
 	return v;
+}
+
+/* An unbounded penalty interval (Fieller's, the baseline's mean not told
+ * from 0) is written [null, null] with its flag, and read back so; a
+ * file without the flag (before it) reads its finite ends as bounded. */
+static void test_unbounded_round_trip(void **state)
+{
+	struct fx *f = *state;
+	struct comparison *c = &f->in->comparisons[1];
+	struct json_object *root, *jc;
+
+	c->penalty_ci95_pct[0] = c->penalty_ci95_pct[1] = NAN;
+	c->penalty_unbounded = true;
+	assert_int_equal(report_write_json(f->in, f->dir, NULL), 0);
+	root = json_object_from_file(f->path);
+	assert_non_null(root);
+	jc = json_object_array_get_idx(at(root, "comparisons"), 1);
+	assert_true(json_object_get_boolean(at(jc, "penalty_ci95_unbounded")));
+	assert_null(json_object_array_get_idx(at(jc, "penalty_ci95_pct"), 0));
+	assert_null(json_object_array_get_idx(at(jc, "penalty_ci95_pct"), 1));
+	jc = json_object_array_get_idx(at(root, "comparisons"), 0);
+	assert_false(json_object_get_boolean(at(jc, "penalty_ci95_unbounded")));
+	json_object_put(root);
+	assert_int_equal(report_read_json(f->path, f->out), 0);
+	c = &f->out->comparisons[1];
+	assert_true(c->penalty_unbounded);
+	assert_true(isnan(c->penalty_ci95_pct[0]) &&
+		    isnan(c->penalty_ci95_pct[1]));
+	assert_false(f->out->comparisons[0].penalty_unbounded);
+	assert_dbl(f->out->comparisons[0].penalty_ci95_pct[1], 13.3);
 }
 
 /* The document itself: contract names, trimmed slots, null encryption. */
@@ -539,6 +591,37 @@ static void test_reads_file_without_writeback_workers(void **state)
 			 f->in->attrib[0].wait.zfs_wakeups);
 }
 
+/* A results.json from before the short report: its verdicts have no
+ * line of their own, and the reads and writes are the headlines. */
+static void test_reads_file_without_brief(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *doc, *verdicts;
+	static const char *const gone[] = {"brief", "phase_ns", "headline"};
+
+	f->in->verdicts[0].headline = false;
+	assert_int_equal(report_write_json(f->in, f->dir, NULL), 0);
+	doc = json_object_from_file(f->path);
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "verdicts", &verdicts));
+	for (size_t i = 0; i < json_object_array_length(verdicts); i++)
+		for (int k = 0; k < 3; k++)
+			json_object_object_del(
+				json_object_array_get_idx(verdicts, i),
+				gone[k]);
+	unlink(f->path);
+	assert_int_equal(json_object_to_file(f->path, doc), 0);
+	json_object_put(doc);
+	assert_int_equal(report_read_json(f->path, f->out), 0);
+	assert_string_equal(f->out->verdicts[0].brief, "");
+	assert_float_equal(f->out->verdicts[0].phase_ns, 0, 0);
+	/* The fixture's verdict is a read's. */
+	assert_int_equal(f->out->verdicts[0].op, EB_OP_READ);
+	assert_true(f->out->verdicts[0].headline);
+	assert_string_equal(f->out->verdicts[0].summary,
+			    f->in->verdicts[0].summary);
+}
+
 static void test_read_errors(void **state)
 {
 	struct fx *f = *state;
@@ -575,6 +658,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_unbounded_round_trip,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_printed_as_written, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_document_shape, setup,
@@ -586,6 +671,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_reads_file_without_writeback_workers, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(test_reads_file_without_brief,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_errors, setup,
 						teardown),
 	};

@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "trace/ksyms.h"
-#include "trace/trace_priv.h"
+#include "tracer/ksyms.h"
+#include "tracer/trace_priv.h"
 
 /* Every name the tracer looks up, as a kernel with fscrypt, ext4 as a
  * module and dm_crypt loaded lists them. */
@@ -344,41 +344,28 @@ static void test_unfiltered_note(void **state)
 	ksyms_free(ks);
 }
 
-/* Which frames of a sampled or waking stack say "crypto work". */
-static void test_frames_in_crypt_by_context(void **state)
+/* Each address is named by the function it lies in: the last symbol at
+ * or below it, the first by name of several at one address. */
+static void test_symbolize(void **state)
 {
-	struct ksym_range crypt = {100, 200}, tracer = {300, 400},
-			  irq = {500, 600};
-	struct wait_tracer w = {
-		.nr_crypt_ranges = 1,
-		.crypt_ranges = &crypt,
-		.nr_tracer_ranges = 1,
-		.tracer_ranges = &tracer,
-		.nr_irq_ranges = 1,
-		.irq_ranges = &irq,
-	};
-	/* Innermost first: cipher in an interrupt over other work. */
-	const uint64_t in_irq[] = {150, 550, 1000, 0};
-	/* An interrupt that caught the task inside the cipher. */
-	const uint64_t under_irq[] = {1000, 550, 150, 0};
-	const uint64_t plain[] = {150, 1000, 0};
-	const uint64_t in_tracer[] = {350, 150, 0};
-	bool under;
+	struct ksyms *ks = load("ffffffff81000100 T zeta_alias\n"
+				"ffffffff81000100 T alpha\n"
+				"ffffffff81000200 t aes_encrypt\n"
+				"ffffffffc0001000 t xts_crypt\t[xts]\n",
+				"");
+	const uint64_t addrs[] = {0xffffffff81000100ull, 0xffffffff810001ffull,
+				  0xffffffff81000234ull, 0xffffffffc0001010ull,
+				  0xffffffff81000000ull};
+	const char *names[5];
 	(void)state;
 
-	assert_true(wait_frames_in_crypt(&w, plain, 3, false, &under));
-	assert_true(under);
-	/* A sample counts the task's own frames. */
-	assert_false(wait_frames_in_crypt(&w, in_irq, 4, false, &under));
-	assert_true(under);
-	assert_true(wait_frames_in_crypt(&w, under_irq, 4, false, &under));
-	/* A wakeup counts the waking context's: the interrupt's. */
-	assert_true(wait_frames_in_crypt(&w, in_irq, 4, true, &under));
-	assert_false(wait_frames_in_crypt(&w, under_irq, 4, true, &under));
-	assert_true(under);
-	/* The tracer's program below the cipher is the tracer's time. */
-	assert_false(wait_frames_in_crypt(&w, in_tracer, 3, false, &under));
-	assert_true(under);
+	assert_int_equal(ksyms_symbolize(ks, addrs, 5, names), 0);
+	assert_string_equal(names[0], "alpha");
+	assert_string_equal(names[1], "alpha");
+	assert_string_equal(names[2], "aes_encrypt");
+	assert_string_equal(names[3], "xts_crypt");
+	assert_null(names[4]); /* below every symbol */
+	ksyms_free(ks);
 }
 
 int main(void)
@@ -390,7 +377,7 @@ int main(void)
 		cmocka_unit_test(test_unfiltered_note),
 		cmocka_unit_test(test_dmcrypt_write_plan),
 		cmocka_unit_test(test_dmcrypt_filter),
-		cmocka_unit_test(test_frames_in_crypt_by_context),
+		cmocka_unit_test(test_symbolize),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "report/report.h"
+#include "report/report_priv.h" /* the observer warning */
 #include "results_fixture.h"
 
 struct fx {
@@ -58,7 +59,7 @@ static int teardown(void **state)
 /* The whole file, NUL-terminated; test fails when it is missing. */
 static char *slurp(const char *dir, const char *name)
 {
-	static char buf[8192];
+	static char buf[1 << 16];
 	char p[400];
 	FILE *fp;
 	size_t n;
@@ -83,6 +84,15 @@ static int count_files(const char *dir, const char *prefix)
 	while ((e = readdir(d)))
 		n += !strncmp(e->d_name, prefix, strlen(prefix));
 	closedir(d);
+	return n;
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
 	return n;
 }
 
@@ -281,6 +291,125 @@ static void test_text_tracing_off(void **state)
 	free(t);
 }
 
+/* The first screen: the answer, in a few lines, and where the rest is. */
+static void test_text_short(void **state)
+{
+	struct fx *f = *state;
+	struct verdict *v = &f->r->verdicts[0];
+	char *t = NULL;
+	size_t len;
+	FILE *fp;
+
+	v->brief[0] = '\0';
+	f->r->nr_skipped = 1;
+	snprintf(f->r->skipped[0].kind, sizeof(f->r->skipped[0].kind),
+		 "ecryptfs");
+	snprintf(f->r->skipped[0].reason, DETAIL_LEN, "no ecryptfs module");
+	fp = open_memstream(&t, &len);
+	assert_non_null(fp);
+	report_print_short(f->r, fp, "/tmp/out/report.txt");
+	assert_int_equal(fclose(fp), 0);
+	/* One header line: kernel, CPU, cipher drivers. */
+	assert_contains(t, "encbench-trace 0.1.0 on bench1, kernel "
+			   "6.1.0-28-amd64; CPU Intel(R) Core(TM) i5-3320M "
+			   "CPU @ 2.60GHz (AES instructions: no); ciphers: "
+			   "xts(aes) by xts(ecb(aes-generic)) (software), "
+			   "gcm(aes) by gcm_base(ctr(aes-aesni)) (hardware)\n");
+	/* A line per target, skipped ones with the reason. */
+	assert_contains(t, "\n  plain (baseline): plain, ext4 on ");
+	assert_contains(t, "\n  ecryptfs: skipped: no ecryptfs module\n");
+	/* The table with penalties and CIs, without the rusage rows. */
+	assert_contains(t, "4.750 +-0.714");
+	assert_contains(t, "[+4.2, +13.3] %");
+	assert_null(strstr(t, "elapsed (s)"));
+	/* No layer tables, evidence or histograms. */
+	assert_null(strstr(t, "distribution"));
+	assert_null(strstr(t, "closure"));
+	assert_null(strstr(t, "    - crypt: 61 %"));
+	/* A verdict without a line of its own has its summary; then it
+	 * ends with where the full report is. */
+	assert_contains(t, "\n  luks2, dd, read: Reads wait for decryption in "
+			   "the kcryptd workqueue.\n\nFull report: "
+			   "/tmp/out/report.txt\n");
+	assert_int_equal(t[len - 1], '\n');
+	assert_true(strstr(t, "Full report:") +
+			    strlen("Full report: "
+				   "/tmp/out/report.txt\n") ==
+		    t + len);
+	assert_true(count_lines(t) <= 40);
+	free(t);
+	/* Its own line when it has one; none when it is no headline. */
+	snprintf(v->brief, sizeof(v->brief), "25 %% slower than plain");
+	fp = open_memstream(&t, &len);
+	report_print_headlines(f->r, fp);
+	assert_int_equal(fclose(fp), 0);
+	assert_string_equal(t, "luks2, dd, read: 25 % slower than plain\n");
+	free(t);
+	v->headline = false;
+	fp = open_memstream(&t, &len);
+	report_print_headlines(f->r, fp);
+	assert_int_equal(fclose(fp), 0);
+	assert_string_equal(t, "");
+	free(t);
+}
+
+/* The first screen warns of tracing's cost only where it is more than
+ * 10 % and significant: two traced iterations' interval that spans zero
+ * warns of nothing, the details still list it. */
+static void test_observer_warning(void **state)
+{
+	struct fx *f = *state;
+	struct result *x = &f->r->results[0];
+	char *t = NULL;
+	size_t len;
+	FILE *fp;
+
+	x->obs = (struct observer){.measured = true,
+				   .ratio = 1.467,
+				   .added_pct = 46.7,
+				   .added_ci95_pct = {-533.2, 626.7},
+				   .significant = false};
+	fp = open_memstream(&t, &len);
+	assert_non_null(fp);
+	report_print_observer_warning(f->r, fp);
+	report_print_observer_line(f->r, fp);
+	assert_int_equal(fclose(fp), 0);
+	assert_string_equal(t, "");
+	free(t);
+	x->obs.added_ci95_pct[0] = 21.0;
+	x->obs.added_ci95_pct[1] = 72.4;
+	x->obs.significant = true;
+	fp = open_memstream(&t, &len);
+	assert_non_null(fp);
+	report_print_observer_line(f->r, fp);
+	assert_int_equal(fclose(fp), 0);
+	assert_contains(t, "WARNING: tracing added more than 10 % to 1 metric");
+	assert_contains(t, "+46.7 % [+21.0, +72.4]");
+	free(t);
+	x->obs.added_pct = 8.0;
+	fp = open_memstream(&t, &len);
+	assert_non_null(fp);
+	report_print_observer_warning(f->r, fp);
+	assert_int_equal(fclose(fp), 0);
+	assert_string_equal(t, "");
+	free(t);
+}
+
+/* report.txt is the full report, histograms included. */
+static void test_report_txt(void **state)
+{
+	struct fx *f = *state;
+	size_t len;
+	char *t = render(f->r, &len);
+
+	assert_int_equal(report_write_text(f->r, f->dir), 0);
+	assert_string_equal(slurp(f->dir, "report.txt"), t);
+	assert_contains(t, "distribution");
+	/* Never over a file that exists. */
+	assert_true(report_write_text(f->r, f->dir) < 0);
+	free(t);
+}
+
 static void test_caps_text(void **state)
 {
 	struct fx *f = *state;
@@ -317,6 +446,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_text_cells_apart, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_text_tracing_off, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_text_short, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_observer_warning, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_report_txt, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_caps_text, setup,
 						teardown),

@@ -13,7 +13,12 @@
  * decrypted by z_rd_int taskq threads, which wake the reader -- the chain
  * the wait attribution must follow. A second, short run with ZFS's
  * kprobes turned off (ENCBENCH_TEST_ZFS_NO_KPROBES, a test hook) must
- * take ZFS's crypt from CPU samples.
+ * take ZFS's crypt from CPU samples. A third, with the ARC left as it
+ * is, reads from the ARC: its read verdict must tell decryption in the
+ * reader's own context and the ARC's hits as measured. How many bytes
+ * the pool's vdev read while the encrypted dataset's iterations ran
+ * (`zpool iostat -r`, ZFS's own count, not the tracer's) says whether
+ * the first run's reads reached the vdev at all.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,15 +38,25 @@
 
 #include "../results_json.h"
 
-#define RUNS 3
+#define RUNS	       3
+#define TRACE_RUNS     2
+#define DD_MIB	       8
+#define STR(x)	       #x
+#define XSTR(x)	       STR(x)
+#define TRACE_RUNS_ARG XSTR(TRACE_RUNS)
 
 static char tmp[] = "/var/tmp/encbench-vmzfs.XXXXXX";
 static char out[sizeof(tmp) + 16], out_samples[sizeof(tmp) + 16];
-static json_object *results, *samples;
+static char out_arc[sizeof(tmp) + 16];
+static json_object *results, *samples, *cached;
 /* The first run's wall time and the guest's context switches meanwhile
  * (/proc/stat ctxt): every run-queue wait ends in a switch. */
 static double results_wall_ns;
 static uint64_t results_switches;
+/* The pool's vdev reads from the encrypted dataset's first iteration to
+ * its teardown, in bytes (at least: each read counted at its size
+ * bucket's lower bound); -1 when they could not be read. */
+static double vdev_read_bytes = -1;
 
 static uint64_t context_switches(void)
 {
@@ -79,14 +94,45 @@ static int uncache_datasets(void)
 	return system(cmd);
 }
 
+/*
+ * Bytes the pool of our datasets has read from its vdev since import, at
+ * least: `zpool iostat -r`'s request-size histograms count every I/O
+ * (individual and aggregated, sync and async reads) in its power-of-two
+ * size bucket, -p names each bucket by its lower bound in bytes. -1 if
+ * unreadable.
+ */
+static double pool_read_bytes(void)
+{
+	char cmd[sizeof(tmp) + 320];
+	double b = -1;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "zfs list -H -o name,mountpoint | awk -v d=%s/ "
+		 "'index($2, d) == 1 { sub(\"/.*\", \"\", $1); print $1; "
+		 "exit }' | xargs -r zpool iostat -H -p -r | "
+		 "awk '$1 ~ /^[0-9]+$/ { b += $1 * ($2 + $3 + $6 + $7); n++ } "
+		 "END { if (n) printf \"%%.0f\\n\", b }'",
+		 tmp);
+	p = popen(cmd, "r");
+	if (p && fscanf(p, "%lf", &b) != 1)
+		b = -1;
+	if (p)
+		pclose(p);
+	return b;
+}
+
 /* `run --targets zfs --workloads dd` into dir; with ZFS's kprobes off
- * (samples), or stopped after setup to make the reads miss the ARC. */
+ * (samples), or stopped after setup to make the reads miss the ARC and
+ * around the encrypted dataset's iterations to count the vdev's reads
+ * (uncache), or neither. */
 static json_object *run(const char *dir, const char *size, int runs,
-			bool samples_only)
+			bool samples_only, bool uncache)
 {
 	const char *bin = getenv("ENCBENCH_BIN") ?: "./encbench-trace";
 	char path[sizeof(out) + 32], nruns[8];
-	int status;
+	double vdev0 = -1;
+	int status, stops = 0;
 	pid_t pid;
 
 	snprintf(nruns, sizeof(nruns), "%d", runs);
@@ -94,16 +140,26 @@ static json_object *run(const char *dir, const char *size, int runs,
 	if (pid == 0) {
 		if (samples_only)
 			setenv("ENCBENCH_TEST_ZFS_NO_KPROBES", "1", 1);
-		else
-			setenv("ENCBENCH_PAUSE_AT", "setup:zfs:dataset", 1);
+		if (uncache)
+			setenv("ENCBENCH_PAUSE_AT",
+			       "setup:zfs:dataset,workload:zfs:dd,"
+			       "teardown:zfs:dataset",
+			       1);
 		execl(bin, bin, "run", "--targets", "zfs", "--workloads", "dd",
-		      "--size", size, "--runs", nruns, "--quiet", "--scratch",
-		      tmp, "--output", dir, (char *)NULL);
+		      "--size", size, "--runs", nruns, "--trace-runs",
+		      TRACE_RUNS_ARG, "--quiet", "--scratch", tmp, "--output",
+		      dir, (char *)NULL);
 		_exit(127);
 	}
 	while (waitpid(pid, &status, WUNTRACED) == pid && WIFSTOPPED(status)) {
-		if (uncache_datasets())
+		/* The stops in their order: after setup, before the
+		 * encrypted dataset's first iteration, before its teardown. */
+		if (++stops == 1 && uncache_datasets())
 			fprintf(stderr, "# cannot set primarycache\n");
+		if (stops == 2)
+			vdev0 = pool_read_bytes();
+		if (stops == 3 && vdev0 >= 0)
+			vdev_read_bytes = pool_read_bytes() - vdev0;
 		kill(pid, SIGCONT);
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
@@ -121,13 +177,15 @@ static int setup(void **state)
 		return -1;
 	snprintf(out, sizeof(out), "%s/out", tmp);
 	snprintf(out_samples, sizeof(out_samples), "%s/smp", tmp);
+	snprintf(out_arc, sizeof(out_arc), "%s/arc", tmp);
 	results_wall_ns = now_ns();
 	results_switches = context_switches();
-	results = run(out, "8M", RUNS, false);
+	results = run(out, XSTR(DD_MIB) "M", RUNS, false, true);
 	results_wall_ns = now_ns() - results_wall_ns;
 	results_switches = context_switches() - results_switches;
-	samples = results ? run(out_samples, "2M", 1, true) : NULL;
-	return samples ? 0 : -1;
+	samples = results ? run(out_samples, "2M", 1, true, false) : NULL;
+	cached = samples ? run(out_arc, "16M", 1, false, false) : NULL;
+	return cached ? 0 : -1;
 }
 
 static int teardown(void **state)
@@ -137,6 +195,7 @@ static int teardown(void **state)
 	(void)state;
 	json_object_put(results);
 	json_object_put(samples);
+	json_object_put(cached);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
 	return system(cmd) ? -1 : 0;
 }
@@ -292,6 +351,25 @@ static void test_read_chain(void **state)
 	assert_int_equal(u64(get(off, "zfs_taskq_wakers"), "crypt_ns"), 0);
 }
 
+/*
+ * The reads made to miss the ARC reached the vdev: while the encrypted
+ * dataset's iterations ran, the pool read at least half of what they
+ * read (the histogram's lower bounds halve an I/O at worst), by ZFS's own
+ * count. Reads served from plaintext in memory (a txg's dirty buffers)
+ * read nothing from it.
+ */
+static void test_reads_reach_vdev(void **state)
+{
+	double read = (RUNS + TRACE_RUNS) * DD_MIB * 1048576.0;
+
+	(void)state;
+	fprintf(stderr,
+		"# zfs: the vdev read >= %.0f bytes during the iterations, "
+		"which read %.0f\n",
+		vdev_read_bytes, read);
+	assert_true(vdev_read_bytes >= 0.5 * read);
+}
+
 /* The verdict's evidence line that starts with `prefix`, or NULL. */
 static const char *evidence(const char *target, const char *op,
 			    const char *prefix)
@@ -364,6 +442,57 @@ static void test_crypt_from_samples(void **state)
 	assert_true(u64(l, "busy_ns") > 0);
 }
 
+static const char *read_summary(json_object *doc)
+{
+	json_object *vs = get(doc, "verdicts");
+
+	for (size_t i = 0; i < json_object_array_length(vs); i++) {
+		json_object *v = json_object_array_get_idx(vs, i);
+
+		if (!strcmp(str(v, "target"), "zfs") &&
+		    !strcmp(str(v, "op"), "read"))
+			return str(v, "summary");
+	}
+	fail_msg("no zfs read verdict");
+	return "";
+}
+
+/*
+ * The ARC keeps an encrypted dataset's blocks encrypted: reads that hit
+ * it decrypt in the reader's own context, and the verdict says so, with
+ * the ARC's hits as arcstats counted them; reads made to miss it
+ * (primarycache=metadata) are decrypted by z_rd_int, whose wakeups the
+ * reader waits for, and are not told as its own work.
+ */
+static void test_arc_own_context(void **state)
+{
+	json_object *arc =
+		get(get(attrib_of(cached, "zfs", "read"), "wait"), "zfs_arc");
+	json_object *miss =
+		get(get(attrib_of(results, "zfs", "read"), "wait"), "zfs_arc");
+	const char *s = read_summary(cached);
+
+	(void)state;
+	fprintf(stderr, "# ARC: %llu demand data hits, %llu misses\n# %s\n",
+		(unsigned long long)u64(arc, "demand_data_hits"),
+		(unsigned long long)u64(arc, "demand_data_misses"), s);
+	assert_true(json_object_get_boolean(get(arc, "measured")));
+	assert_true(u64(arc, "demand_data_hits") >
+		    u64(arc, "demand_data_misses"));
+	assert_non_null(strstr(s, "decryption in the reader's own context"));
+	assert_non_null(strstr(s, "the reads hit the ARC"));
+	assert_non_null(strstr(s, "keeps the data encrypted"));
+	assert_null(strstr(s, "waiting for decryption"));
+	fprintf(stderr, "# uncached: %llu hits, %llu misses\n# %s\n",
+		(unsigned long long)u64(miss, "demand_data_hits"),
+		(unsigned long long)u64(miss, "demand_data_misses"),
+		read_summary(results));
+	assert_true(json_object_get_boolean(get(miss, "measured")));
+	assert_true(u64(miss, "demand_data_misses") >
+		    u64(miss, "demand_data_hits"));
+	assert_null(strstr(read_summary(results), "own context"));
+}
+
 /* O_DIRECT on OpenZFS 2.1 goes through the ARC: the output says so. */
 static void test_direct_caveat(void **state)
 {
@@ -390,10 +519,12 @@ int main(void)
 		cmocka_unit_test(test_datasets),
 		cmocka_unit_test(test_comparison),
 		cmocka_unit_test(test_crypt_layer),
+		cmocka_unit_test(test_reads_reach_vdev),
 		cmocka_unit_test(test_read_chain),
 		cmocka_unit_test(test_taskq_runq),
 		cmocka_unit_test(test_crypt_from_samples),
 		cmocka_unit_test(test_direct_caveat),
+		cmocka_unit_test(test_arc_own_context),
 		cmocka_unit_test(test_no_pool_left),
 	};
 	const char *skip = getenv("ENCBENCH_VM_ZFS_SKIP");

@@ -10,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cmdline.h"
-#include "config.h"
 #include "../storage/dmcrypt.h"
+#include "../run/run.h"
 #include "../storage/target.h"
 #include "../workload/workload.h"
 
@@ -36,11 +37,19 @@ enum {
 	OPT_STABLE,
 	OPT_MIN_RUNS,
 	OPT_MAX_RUNS,
+	OPT_TRACE_RUNS,
 	OPT_ZFS_ENC,
 	OPT_ZFS_FMT,
 	OPT_ZFS_COMP,
 	OPT_TARGET,
 	OPT_BASELINE,
+	OPT_ROOM,
+	OPT_KIND,
+	OPT_BUDGET,
+	OPT_CROSS,
+	OPT_AXES,
+	OPT_ALLOW_REFRESH,
+	OPT_KEY_FILE,
 	/* The workloads' own options: OPT_WORKLOAD + their index. */
 	OPT_WORKLOAD = 0x10000,
 };
@@ -67,11 +76,13 @@ static const struct argp_option run_options[] = {
 	{"target", OPT_TARGET, "NAME=PATH", 0, "a folder of yours as target NAME (repeatable): its stack is detected; the work happens in a new subfolder of PATH, removed afterwards", GROUP_RUN},
 	{"baseline", OPT_BASELINE, "NAME", 0, "the target penalties are relative to (default: the first of --targets, else the first --target)", GROUP_RUN},
 	{"no-trace", OPT_NO_TRACE, 0, 0, "benchmark only, no BPF attribution", GROUP_RUN},
+	{"trace-runs", OPT_TRACE_RUNS, "N", 0, "traced iterations per workload and target, interleaved with the untraced ones that give the figures (default 2)", GROUP_RUN},
 	{"no-drop-caches", OPT_NO_DROP, 0, 0, "keep the page cache between write and read", GROUP_RUN},
 
 	{0, 0, 0, 0, "Output:", GROUP_OUTPUT},
 	{"output", 'o', "DIR", 0, "results folder, a new one (default ./encbench-results/<time>)", GROUP_OUTPUT},
-	{"quiet", 'q', 0, 0, "no progress (no progress line, no per-stage lines): warnings and the report only, without histograms", GROUP_OUTPUT},
+	{"quiet", 'q', 0, 0, "no progress (no progress line, no per-stage lines): warnings and the report only", GROUP_OUTPUT},
+	{"verbose", 'v', 0, 0, "the full report on the screen (report.txt's, without histograms), and a line per iteration", GROUP_OUTPUT},
 	{"json", OPT_JSON, 0, 0, "results.json on stdout (the text goes to stderr)", GROUP_OUTPUT},
 	{"html", OPT_HTML, 0, 0, "also report.html: charts, offline, one file", GROUP_OUTPUT},
 	{"prometheus", OPT_PROMETHEUS, "FILE", 0, "also the run as OpenMetrics text (a new file)", GROUP_OUTPUT},
@@ -83,7 +94,8 @@ static const struct argp_option run_options[] = {
 static const struct argp_option target_options[] = {
 	{0, 0, 0, 0, "Targets (run and setup):", GROUP_TARGETS},
 	{"targets", 't', "LIST", 0, "target kinds, baseline first (default: every kind this kernel supports, others skipped)", GROUP_TARGETS},
-	{"size", 's', "SIZE", 0, "bytes per workload iteration, and so each target's room (K/M/G; default 64M)", GROUP_TARGETS},
+	{"size", 's', "SIZE", 0, "bytes per workload iteration, for each workload whose own size option (--dd-size, --copy-size, --fio-size) is not given (K/M/G; default 64M)", GROUP_TARGETS},
+	{"room", OPT_ROOM, "SIZE", 0, "each built target's file system size (default: 5 times the largest workload's data plus 256M, sparse, so that ext4 never takes its near-full path)", GROUP_TARGETS},
 	{"scratch", OPT_SCRATCH, "DIR", 0, "where images are created (default /var/tmp)", GROUP_TARGETS},
 	{"luks-cipher", OPT_LUKS_CIPHER, "C", 0, "LUKS2 cipher (default aes-xts-plain64)", GROUP_TARGETS},
 	{"luks-key-size", OPT_LUKS_KEY_SIZE, "N", 0, "LUKS2 key bits (default 512)", GROUP_TARGETS},
@@ -92,6 +104,16 @@ static const struct argp_option target_options[] = {
 	{"zfs-encryption", OPT_ZFS_ENC, "C", 0, "ZFS cipher of the zfs target (default aes-256-gcm)", GROUP_TARGETS},
 	{"zfs-keyformat", OPT_ZFS_FMT, "F", 0, "raw (default) or passphrase, from memory", GROUP_TARGETS},
 	{"zfs-compression", OPT_ZFS_COMP, "C", 0, "compression of both ZFS datasets (default lz4)", GROUP_TARGETS},
+	{0},
+};
+
+static const struct argp_option tune_options[] = {
+	{"kind", 'k', "KIND", 0, "the kind whose variants are swept: luks2, fscrypt, zfs or ecryptfs (default fscrypt)", GROUP_RUN},
+	{"budget", OPT_BUDGET, "DURATION", 0, "the time the sweep may take, split across the variants (default 20m)", GROUP_RUN},
+	{"axes", OPT_AXES, "LIST", 0, "only these axes, one at a time (default: all of the kind's)", GROUP_RUN},
+	{"cross", OPT_CROSS, "A,B", 0, "two axes crossed instead of one at a time (luks2: cipher, sector, flags; fscrypt: block, dataunit, contents, inlinecrypt)", GROUP_RUN},
+	{"allow-refresh", OPT_ALLOW_REFRESH, 0, 0, "with --target NAME=PATH, a folder on your own open LUKS2 device: try its dm-crypt runtime flags by refreshing the device (its original flags are restored after)", GROUP_RUN},
+	{"key-file", OPT_KEY_FILE, "FILE", 0, "the key of that device, for the refreshes (else its passphrase is asked on the terminal; neither is stored)", GROUP_RUN},
 	{0},
 };
 
@@ -118,6 +140,20 @@ static const char run_doc[] =
 	"  sudo encbench-trace run --preset luks-cp --target a=/data1 --target b=/data2\n"
 	"  sudo encbench-trace run --prometheus /srv/metrics/encbench.prom\n";
 
+static const char tune_doc[] =
+	"Which settings of one encryption kind make this machine fastest: "
+	"build each variant (one setting changed from the defaults at a time) next to the plain baseline, "
+	"run the same workloads on each with --runs auto within the budget, "
+	"rank them by their penalty against plain with 95 % confidence intervals (ties marked), "
+	"split the time each adds by what the caller waited for, "
+	"and print the best with the command that applies it.\n"
+	"\v"
+	"EXAMPLES:\n"
+	"  sudo encbench-trace tune\n"
+	"  sudo encbench-trace tune --kind luks2 --budget 10m\n"
+	"  sudo encbench-trace tune --kind luks2 --cross sector,flags --html\n"
+	"  sudo encbench-trace tune --kind fscrypt -w fio --fio-rw randread\n";
+
 static const char setup_doc[] =
 	"Build targets as `run` does, verify them, and leave them mounted for your own tools; "
 	"print each target's name and folder. "
@@ -143,6 +179,28 @@ struct option_table {
 	struct argp_option o[OPTIONS_MAX]; /* ends with {0} */
 	int n;
 };
+
+/* Split "a,b,c" into out[]; 0, or -1 if empty items or too many. */
+int parse_list(const char *s, char out[][NAME_LEN], int max, int *n)
+{
+	const char *p = s;
+
+	*n = 0;
+	while (*p) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (!len || len >= NAME_LEN || *n >= max)
+			return -1;
+		memcpy(out[*n], p, len);
+		out[*n][len] = '\0';
+		(*n)++;
+		p += len + (comma ? 1 : 0);
+		if (comma && !*p)
+			return -1;
+	}
+	return *n ? 0 : -1;
+}
 
 static void table_add(struct option_table *t, const struct argp_option *src)
 {
@@ -398,6 +456,13 @@ static error_t count_option(struct argp_state *state, int key, const char *arg,
 		*(key == OPT_MIN_RUNS ? &cfg->min_runs : &cfg->max_runs) =
 			(int)n;
 		return 0;
+	case OPT_TRACE_RUNS:
+		if (parse_int(arg, 1, MAX_TRACED_SAMPLES, &n))
+			ARG_BAD("invalid --trace-runs '%s': expected 1..%d",
+				arg, MAX_TRACED_SAMPLES);
+		cfg->trace_runs = (int)n;
+		cfg->trace_runs_given = true;
+		return 0;
 	case OPT_STABLE:
 		if (parse_positive(arg, &x) || x >= 100)
 			ARG_BAD("invalid --stable '%s': a percentage above 0 and below 100",
@@ -419,6 +484,55 @@ static error_t count_option(struct argp_state *state, int key, const char *arg,
 	return 0;
 }
 
+/* --kind, --budget, --cross: the axes are checked with the kind's. */
+static error_t tune_option(struct argp_state *state, int key, const char *arg,
+			   struct run_config *cfg)
+{
+	char axes[3][NAME_LEN];
+	int n;
+
+	switch (key) {
+	case 'k':
+		if (!tune_kind_known(arg))
+			ARG_BAD("invalid --kind '%s': tune sweeps luks2, fscrypt, zfs or ecryptfs",
+				arg);
+		snprintf(cfg->tune_kind, sizeof(cfg->tune_kind), "%s", arg);
+		/* dd needs O_DIRECT, which eCryptfs has not: its sweep ranks
+		 * by copy unless -w says otherwise (before or after). */
+		if (target_find(arg)->no_direct_io && !cfg->workloads_given) {
+			cfg->nr_workloads = 1;
+			snprintf(cfg->workloads[0], NAME_LEN, "copy");
+		}
+		return 0;
+	case OPT_BUDGET:
+		cfg->budget_s = parse_duration(arg);
+		if (cfg->budget_s < 10)
+			ARG_BAD("invalid --budget '%s': a duration of 10s or more (90s, 20m, 1h)",
+				arg);
+		return 0;
+	case OPT_AXES:
+		if (parse_list(arg, cfg->axes, 8, &cfg->nr_axes))
+			ARG_BAD("invalid --axes '%s': a list of axes, A,B,...",
+				arg);
+		return 0;
+	case OPT_ALLOW_REFRESH:
+		cfg->allow_refresh = true;
+		return 0;
+	case OPT_KEY_FILE:
+		if (strlen(arg) >= sizeof(cfg->key_file))
+			ARG_BAD("--key-file: path too long");
+		snprintf(cfg->key_file, sizeof(cfg->key_file), "%s", arg);
+		return 0;
+	}
+	if (parse_list(arg, axes, 3, &n) || n != 2 ||
+	    strlen(axes[0]) >= sizeof(cfg->cross[0]) ||
+	    strlen(axes[1]) >= sizeof(cfg->cross[1]))
+		ARG_BAD("invalid --cross '%s': expected two axes, A,B", arg);
+	for (int i = 0; i < 2; i++)
+		snprintf(cfg->cross[i], sizeof(cfg->cross[i]), "%s", axes[i]);
+	return 0;
+}
+
 /* Each option of run's and setup's tables. */
 static error_t run_key(int key, char *arg, struct argp_state *state)
 {
@@ -433,9 +547,19 @@ static error_t run_key(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 's':
 		return size_option(state, arg, cfg);
+	case OPT_ROOM: {
+		int64_t sz = parse_size(arg);
+
+		if (sz < (64LL << 20) || sz > (1LL << 50))
+			ARG_BAD("invalid room '%s': expected a size from 64M to 1P",
+				arg);
+		cfg->room_bytes = (uint64_t)sz;
+		return 0;
+	}
 	case 'n':
 	case OPT_MIN_RUNS:
 	case OPT_MAX_RUNS:
+	case OPT_TRACE_RUNS:
 	case OPT_STABLE:
 	case OPT_SCALE:
 	case OPT_TIMELINE:
@@ -478,6 +602,9 @@ static error_t run_key(int key, char *arg, struct argp_state *state)
 	case 'q':
 		cfg->quiet = true;
 		return 0;
+	case 'v':
+		cfg->verbose = true;
+		return 0;
 	case OPT_JSON:
 		cfg->json = true;
 		return 0;
@@ -493,6 +620,13 @@ static error_t run_key(int key, char *arg, struct argp_state *state)
 	case OPT_ZFS_FMT:
 	case OPT_ZFS_COMP:
 		return zfs_option(state, key, arg, &cfg->zfs);
+	case 'k':
+	case OPT_BUDGET:
+	case OPT_CROSS:
+	case OPT_AXES:
+	case OPT_ALLOW_REFRESH:
+	case OPT_KEY_FILE:
+		return tune_option(state, key, arg, cfg);
 	}
 	return cmd_line_key(key, arg, state);
 }
@@ -501,20 +635,27 @@ static error_t run_key(int key, char *arg, struct argp_state *state)
 static int parse(const struct argp *argp, int argc, char **argv,
 		 struct run_config *cfg)
 {
-	struct cmd_line cl = {
-		.cmd = config_command, .input = cfg, .no_args = true};
+	struct cmd_line cl = {.cmd = config_command,
+			      .input = cfg,
+			      .no_args = true,
+			      .check_after = true};
 	int rc = cmd_line_parse(&cl, argp, argc, argv);
 
 	if (rc)
 		return rc;
 	if (cfg->timeline_s > 0 && !cfg->trace)
 		RUN_BAD("--timeline rides on the tracer: it cannot go with --no-trace");
+	if (cfg->trace_runs_given && !cfg->trace)
+		RUN_BAD("--trace-runs counts traced iterations: it cannot go with --no-trace");
 	if (cfg->min_runs > cfg->max_runs)
 		RUN_BAD("--min-runs %d is above --max-runs %d", cfg->min_runs,
 			cfg->max_runs);
 	rc = check_names(cfg);
 	rc = rc ? rc : add_baselines(cfg);
 	rc = rc ? rc : workload_args_resolve(cfg);
+	/* --check-args: the folders of --target are the machine's. */
+	if (!rc && cmd_line_checked())
+		return 1;
 	return rc ? rc : check_user_targets(cfg);
 }
 
@@ -533,6 +674,89 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
 		run_argp.options = t.o;
 	}
 	return parse(&run_argp, argc, argv, cfg);
+}
+
+/* tune: the targets are plain and the kind's variants; --runs auto
+ * unless --runs says otherwise. */
+/* --target NAME=PATH: a folder on the user's own open LUKS2 device,
+ * whose runtime flags only are tried, and only with --allow-refresh. */
+static int check_tune_device(struct run_config *cfg)
+{
+	if (!cfg->nr_user_targets) {
+		if (cfg->allow_refresh || cfg->key_file[0])
+			RUN_BAD("--%s: only with --target NAME=PATH, a folder on your open LUKS2 device",
+				cfg->allow_refresh ? "allow-refresh"
+						   : "key-file");
+		return 0;
+	}
+	if (cfg->nr_user_targets > 1)
+		RUN_BAD("--target: tune tries one device of yours at a time");
+	if (!cfg->allow_refresh)
+		RUN_BAD("--target %s: trying its dm-crypt flags refreshes your open device: add --allow-refresh",
+			cfg->user_names[0]);
+	if (cfg->tune_kind[0] && strcmp(cfg->tune_kind, "luks2"))
+		RUN_BAD("--target: on a device of yours tune tries dm-crypt's flags (--kind luks2), not %s",
+			cfg->tune_kind);
+	if (cfg->cross[0][0] || cfg->nr_axes > 1 ||
+	    (cfg->nr_axes && strcmp(cfg->axes[0], "flags")))
+		RUN_BAD("--target: on a device of yours only the flags axis can be tried (its cipher and sector size stay)");
+	snprintf(cfg->tune_kind, sizeof(cfg->tune_kind), "luks2");
+	return 0;
+}
+
+int parse_tune_args(int argc, char **argv, struct run_config *cfg)
+{
+	static struct option_table t;
+	static struct argp tune_argp = {.parser = run_key, .doc = tune_doc};
+	int rc;
+
+	if (!t.n) {
+		table_add(&t, tune_options);
+		table_add(&t, run_options);
+		table_add(&t, target_options);
+		t.n += workload_options(t.o + t.n, OPTIONS_MAX - 1 - t.n,
+					OPT_WORKLOAD, GROUP_WORKLOADS);
+		table_add(&t, help_option);
+		tune_argp.options = t.o;
+	}
+	cfg->tune_kind[0] = '\0';
+	cfg->nr_targets = 0;
+	rc = parse(&tune_argp, argc, argv, cfg);
+	/* --check-args (1 then) checks tune's own rules too. */
+	if (rc && !(rc == 1 && cmd_line_checked()))
+		return rc;
+	if (cfg->targets_given)
+		RUN_BAD("--targets: tune builds plain and the variants of --kind");
+	rc = check_tune_device(cfg) ?: rc;
+	if (rc == 2)
+		return rc;
+	if (!cfg->tune_kind[0])
+		snprintf(cfg->tune_kind, sizeof(cfg->tune_kind), "fscrypt");
+	if (!strcmp(cfg->workloads[0], "dd") &&
+	    target_find(cfg->tune_kind)->no_direct_io)
+		RUN_BAD("--workloads: dd, the ranking workload, needs O_DIRECT: %s (rank by copy or fio)",
+			target_find(cfg->tune_kind)->no_direct_io);
+	if (cfg->preset[0])
+		RUN_BAD("--preset: tune runs the workloads of --workloads");
+	if (cfg->nr_axes && cfg->cross[0][0])
+		RUN_BAD("--axes and --cross: cross two axes, or sweep some one at a time");
+	for (int i = 0; i < cfg->nr_axes + (cfg->cross[0][0] ? 2 : 0); i++) {
+		const char *a = i < cfg->nr_axes ? cfg->axes[i]
+						 : cfg->cross[i - cfg->nr_axes];
+
+		if (!tune_axis_known(cfg->tune_kind, a))
+			RUN_BAD("%s has no axis '%s' (its axes: %s)",
+				cfg->tune_kind, a, tune_axes(cfg->tune_kind));
+	}
+	if (cfg->cross[0][0] && !strcmp(cfg->cross[0], cfg->cross[1]))
+		RUN_BAD("--cross needs two different axes");
+	if (!cfg->runs_given)
+		cfg->runs_auto = true;
+	cfg->nr_targets = 2;
+	snprintf(cfg->targets[0], NAME_LEN, "%s",
+		 tune_baseline(cfg->tune_kind));
+	snprintf(cfg->targets[1], NAME_LEN, "%s", cfg->tune_kind);
+	return rc;
 }
 
 int parse_setup_args(int argc, char **argv, struct run_config *cfg)

@@ -1,18 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * `merge`: runs from several machines side by side, one column per host,
+ * `merge`: its command line, handed to merge_saved (run/merge_cmd.c): runs
+ * from several machines side by side, one column per host,
  * on the terminal and, with --html DIR, as one report.html.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "cmdline.h"
 #include "commands.h"
-#include "load.h"
-#include "../report/report.h"
-
-#define MAX_MERGE 16
+#include "../run/saved.h"
 
 enum { OPT_HTML = 256 };
 
@@ -52,35 +46,23 @@ static const struct argp merge_argp = {
 
 int cmd_merge(int argc, char **argv)
 {
-	struct results *runs[MAX_MERGE] = {NULL};
-	char path[PATH_LEN + 16], html[PATH_LEN + 32];
+	char html[PATH_LEN + 32];
 	const char *dir = NULL;
-	struct cmd_line cl = {.cmd = "merge", .input = &dir};
-	int n = 0, rc;
+	struct cmd_line cl = {
+		.cmd = "merge", .input = &dir, .check_after = true};
+	int rc;
 
 	rc = cmd_line_parse(&cl, &merge_argp, argc, argv);
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	rc = 2;
 	if (cl.nr_args < 2)
 		CMD_BAD("merge", "give two or more runs (results folders or "
 				 "results.json files)");
 	if (cl.nr_args > MAX_MERGE)
 		CMD_BAD("merge", "at most %d runs", MAX_MERGE);
+	if (cmd_line_checked())
+		return 0;
 	if (dir && check_html_dir("merge", dir, html, sizeof(html)))
 		return 2;
-	for (int i = 0; i < cl.nr_args; i++) {
-		runs[n] = load_run(cl.args[i], path, sizeof(path));
-		if (!runs[n])
-			goto cleanup;
-		n++;
-	}
-	report_print_merged((const struct results *const *)runs, n, stdout);
-	rc = dir ? write_html_in("merge", (const struct results *const *)runs,
-				 n, dir, html)
-		 : 0;
-cleanup:
-	for (int i = 0; i < n; i++)
-		free(runs[i]);
-	return rc;
+	return merge_saved(cl.args, cl.nr_args, dir, html);
 }

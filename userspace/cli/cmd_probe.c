@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* `probe`: print what this kernel supports, as text or JSON. */
-#include <stdio.h>
-#include <string.h>
-#include <unistd.h>
+#include <stdbool.h>
 
 #include "cmdline.h"
 #include "commands.h"
-#include "../probe/probe.h"
-#include "../report/report.h"
-#include "../common/state.h"
+#include "../run/run.h"
 
 enum { OPT_JSON = 256 };
 
@@ -48,21 +44,11 @@ static const struct argp probe_argp = {
 
 int cmd_probe(int argc, char **argv)
 {
-	struct capabilities caps;
 	bool json = false;
 	struct cmd_line cl = {.cmd = "probe", .input = &json, .no_args = true};
 	int rc = cmd_line_parse(&cl, &probe_argp, argc, argv);
 
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	/* Probe may mount tracefs or bpffs: recorded, for `teardown`. */
-	if (geteuid() == 0 && state_open("probe"))
-		return 1;
-	probe_all(&caps);
-	if (json)
-		rc = report_print_caps_json(&caps, stdout) ? 1 : 0;
-	else
-		report_print_caps(&caps, stdout);
-	probe_release();
-	return state_close() ? 1 : rc;
+	return probe_print(json);
 }

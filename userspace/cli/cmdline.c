@@ -7,6 +7,8 @@
 
 #include "cmdline.h"
 
+bool cmd_line_check_only;
+
 void *cmd_line_input(const struct argp_state *state)
 {
 	return ((struct cmd_line *)state->input)->input;
@@ -189,5 +191,5 @@ int cmd_line_parse(struct cmd_line *cl, const struct argp *argp, int argc,
 			cl->error[0] ? cl->error : strerror(err));
 		return 2;
 	}
-	return 0;
+	return cmd_line_check_only && !cl->check_after ? 1 : 0;
 }

@@ -31,12 +31,16 @@ _encbench_trace()
 	local cur prev words cword cmd list
 	_init_completion || return
 
-	if ((cword == 1)); then
-		COMPREPLY=($(compgen -W "run setup teardown probe report merge
-			trace compare --help --version" -- "$cur"))
+	# --check-args COMMAND ...: completed as COMMAND ... is.
+	local first=1
+	[[ ${words[1]} == --check-args ]] && first=2
+	if ((cword == first)); then
+		list="run tune setup teardown probe report merge trace compare"
+		((first == 1)) && list+=" --check-args --help --version"
+		COMPREPLY=($(compgen -W "$list" -- "$cur"))
 		return
 	fi
-	cmd=${words[1]}
+	cmd=${words[first]}
 	case $prev in
 	-o | --output | --scratch | -p | --path | --cgroup)
 		_filedir -d
@@ -52,8 +56,12 @@ _encbench_trace()
 		_filedir prom
 		return
 		;;
-	-s | --size | -n | --runs | --luks-cipher | --luks-key-size | \
-		--scale | --stable | --min-runs | --max-runs | --baseline)
+	--key-file)
+		_filedir
+		return
+		;;
+	-s | --size | --room | -n | --runs | --luks-cipher | --luks-key-size | \
+		--scale | --stable | --min-runs | --max-runs | --trace-runs | --baseline)
 		return
 		;;
 	--target)
@@ -67,6 +75,32 @@ _encbench_trace()
 		;;
 	--preset)
 		COMPREPLY=($(compgen -W "luks-cp zfs-dd phoronix" -- "$cur"))
+		return
+		;;
+	-k | --kind)
+		COMPREPLY=($(compgen -W "luks2 fscrypt zfs ecryptfs" -- "$cur"))
+		return
+		;;
+	--budget)
+		return
+		;;
+	--axes | --cross)
+		# Axes of the --kind given (fscrypt when none).
+		local kind=fscrypt i
+		for ((i = 2; i < cword; i++)); do
+			[[ ${words[i]} == -k || ${words[i]} == --kind ]] &&
+				kind=${words[i + 1]}
+		done
+		case $kind in
+		luks2) list="cipher sector flags" ;;
+		zfs) list="encryption recordsize" ;;
+		ecryptfs) list="key cipher" ;;
+		*) list="block dataunit contents inlinecrypt" ;;
+		esac
+		local prefix=${cur%,*}
+		[[ $cur == *,* ]] && prefix+=, || prefix=
+		COMPREPLY=($(compgen -P "$prefix" -W "$list" -- "${cur##*,}"))
+		compopt -o nospace
 		return
 		;;
 	--luks-sector-size)
@@ -101,6 +135,14 @@ _encbench_trace()
 			-- "$cur"))
 		return
 		;;
+	--fio-job)
+		# fio's stock job files first, where fio-examples is installed
+		local ex=/usr/share/doc/fio/examples
+		COMPREPLY=($(compgen -f -X '!*.fio' -- "$cur"))
+		[[ -d $ex && $cur != */* ]] &&
+			COMPREPLY+=($(compgen -f -- "$ex/$cur" | grep '\.fio$'))
+		return
+		;;
 	-t | --targets | -w | --workloads)
 		[[ $prev == -t || $prev == --targets ]] && list=Targets ||
 			list=Workloads
@@ -115,41 +157,51 @@ _encbench_trace()
 	--*-*)
 		# Any other workload option takes a value (last: the ones
 		# above have their own).
-		[[ $cmd == run ]] &&
+		[[ $cmd == run || $cmd == tune ]] &&
 			_encbench_trace_workload_opts "${words[0]}" |
 			grep -qx -- "$prev" && return
 		;;
 	esac
 	case $cmd in
 	run)
-		COMPREPLY=($(compgen -W "--size --runs --targets --target
-			--baseline --workloads --output --scratch --no-trace
+		COMPREPLY=($(compgen -W "--size --room --runs --targets --target
+			--baseline --workloads --output --scratch --no-trace --trace-runs
 			--no-drop-caches --luks-cipher --luks-key-size --luks-sector-size
 			--luks-flags --zfs-encryption --zfs-keyformat
-			--zfs-compression --quiet --html --prometheus --timeline
-			--json --preset --scale --stable --min-runs --max-runs --help
+			--zfs-compression --quiet --verbose --html --prometheus
+			--timeline --json --preset --scale --stable --min-runs --max-runs --help
 			$(_encbench_trace_workload_opts "${words[0]}")" -- "$cur"))
 		;;
+	tune)
+		COMPREPLY=($(compgen -W "--kind --budget --axes --cross --target
+			--allow-refresh --key-file --size --runs --workloads --output --scratch --no-trace
+			--no-drop-caches --luks-cipher --luks-key-size
+			--luks-sector-size --luks-flags --quiet --html --prometheus
+			--timeline --json --scale --stable --min-runs --max-runs
+			--help $(_encbench_trace_workload_opts "${words[0]}")" \
+			-- "$cur"))
+		;;
 	setup)
-		COMPREPLY=($(compgen -W "--targets --size --scratch
+		COMPREPLY=($(compgen -W "--targets --size --room --scratch
 			--luks-cipher --luks-key-size --luks-sector-size
 			--luks-flags --zfs-encryption --zfs-keyformat
 			--zfs-compression --quiet --help" -- "$cur"))
 		;;
 	teardown)
-		COMPREPLY=($(compgen -W "--help" -- "$cur"))
+		COMPREPLY=($(compgen -W "--key-file --help" -- "$cur"))
 		;;
 	probe)
 		COMPREPLY=($(compgen -W "--json --help" -- "$cur"))
 		;;
 	trace)
 		COMPREPLY=($(compgen -W "--path --dev --pid --cgroup --duration
-			--output --json --quiet --help" -- "$cur"))
+			--output --json --quiet --verbose --help" -- "$cur"))
 		;;
 	report | merge)
 		if [[ $cur == -* ]]; then
 			[[ $cmd == report ]] &&
-				list="--html --prometheus --help" ||
+				list="--full --hist --html --prometheus --reanalyze -o
+					--output --help" ||
 				list="--html --help"
 			COMPREPLY=($(compgen -W "$list" -- "$cur"))
 		else

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "commands.h"
 
 struct command {
@@ -16,6 +17,7 @@ struct command {
 
 static const struct command commands[] = {
 	{"run", cmd_run, "build targets, run workloads, trace, report"},
+	{"tune", cmd_tune, "rank one kind's settings on this machine"},
 	{"setup", cmd_setup, "build targets and leave them up for your tools"},
 	{"teardown", cmd_teardown, "remove what setup or a killed run left"},
 	{"probe", cmd_probe, "what this kernel and machine support"},
@@ -34,9 +36,11 @@ static const char usage_doc[] =
 	"Commands:\n";
 
 static const char examples_doc[] =
-	"\nEach command takes --help.\n\n"
+	"\nEach command takes --help. "
+	"--check-args before a command checks its command line and exits, doing nothing.\n\n"
 	"EXAMPLES:\n"
 	"  sudo encbench-trace run\n"
+	"  sudo encbench-trace tune --kind luks2 --budget 10m\n"
 	"  sudo encbench-trace probe --json\n"
 	"  sudo encbench-trace setup --targets plain,luks2\n"
 	"  sudo encbench-trace teardown\n"
@@ -56,6 +60,17 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	/* Check a command line, do nothing (cmdline.h). */
+	if (argc >= 2 && !strcmp(argv[1], "--check-args")) {
+		cmd_line_check_only = true;
+		argc--;
+		argv++;
+		if (argc < 2) {
+			fprintf(stderr, "encbench-trace: --check-args: give "
+					"a command line to check\n");
+			return 2;
+		}
+	}
 	if (argc < 2) {
 		usage(stdout);
 		return 0;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "args.h"
 #include "../storage/target.h"
 #include "../workload/workload.h"
 
@@ -213,8 +213,16 @@ int workload_args_resolve(struct run_config *cfg)
 	for (int i = 0; i < cfg->nr_workloads; i++) {
 		const struct workload_ops *w = workload_find(cfg->workloads[i]);
 
+		int rc;
+
 		why[0] = '\0';
-		if (w->check && w->check(cfg->wparams[i], why, sizeof(why)))
+		rc = w->check ? w->check(cfg->wparams[i], why, sizeof(why)) : 0;
+		if (rc == -2) { /* the tool's own complaint: not usage */
+			fprintf(stderr, "encbench-trace: %s: %s\n",
+				config_command, why);
+			return RUN_TOOL_REFUSED;
+		}
+		if (rc)
 			RUN_BAD("%s", why);
 	}
 	return 0;

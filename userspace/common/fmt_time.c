@@ -70,3 +70,15 @@ const char *fmt_ns(char *buf, size_t len, double ns)
 	}
 	return buf; /* not reached: n >= 1000 has a unit */
 }
+
+void fmt_duration(char *buf, size_t len, double s)
+{
+	long t = (long)(s + 0.5);
+
+	if (t >= 3600)
+		snprintf(buf, len, "%ldh%02ldm", t / 3600, t / 60 % 60);
+	else if (t >= 60)
+		snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
+	else
+		snprintf(buf, len, "%lds", t);
+}

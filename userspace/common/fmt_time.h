@@ -17,4 +17,7 @@
  */
 const char *fmt_ns(char *buf, size_t len, double ns);
 
+/* Seconds as "1h02m", "3m05s" or "42s". */
+void fmt_duration(char *buf, size_t len, double s);
+
 #endif

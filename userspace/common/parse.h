@@ -1,9 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* Parsing of command-line values shared by `run` and the workloads. */
+/* Parsing of command-line values shared by `run` and the workloads, and
+ * the one-line error every command gives for bad input. */
 #ifndef ENCBENCH_PARSE_H
 #define ENCBENCH_PARSE_H
 
 #include <stdint.h>
+#include <stdio.h>
+
+/* A subcommand's one-line error for bad input: print, return exit 2. */
+#define CMD_BAD(cmd, ...)                                                      \
+	do {                                                                   \
+		fprintf(stderr, "encbench-trace: " cmd ": " __VA_ARGS__);      \
+		fputc('\n', stderr);                                           \
+		return 2;                                                      \
+	} while (0)
 
 /* "64M", "1G", "4096", "512k": bytes, or -1 when it does not parse. */
 int64_t parse_size(const char *s);

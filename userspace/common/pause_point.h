@@ -4,7 +4,11 @@
  * program stops itself (SIGSTOP) when it reaches that point, so that a
  * test can send a signal at exactly that stage and then SIGCONT. Points
  * are "setup:<target>:<layer>" (after the layer is built),
- * "workload:<target>:<workload>" (before its first iteration) and
+ * "workload:<target>:<workload>" (before its first iteration),
+ * "iteration:<target>:<workload>" (before each iteration, the tracer
+ * detached; test_untraced interleaves two runs by it),
+ * "detached:<target>:<workload>" (after each traced iteration, the tracer
+ * detached again) and
  * "teardown:<target>:<layer>" (before the layer is undone),
  * "made:<record type>:<target or file name>" (an object exists, its
  * state record is not yet complete: state.c), "failed:<record

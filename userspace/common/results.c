@@ -95,6 +95,46 @@ const char *op_name(int op)
 	return op_names[op];
 }
 
+/* JSON keys and the words the verdicts use, by enum block_reason. */
+static const char *const block_reason_keys[NR_BLOCK_REASONS] = {
+	"free_space", "dirty_throttle", "writeback_work", "folio_writeback",
+	"journal",    "own_bio",	"folio_lock",	  "zfs_txg",
+	"zfs_zio",    "lock",		"other",
+};
+
+static const char *const block_reason_names[NR_BLOCK_REASONS] = {
+	[WHY_FREE_SPACE] = "ext4's free-space writeback (ext4_nonda_switch)",
+	[WHY_DIRTY_THROTTLE] = "dirty throttling (balance_dirty_pages)",
+	[WHY_WRITEBACK_WORK] = "writeback work it started "
+			       "(wb_wait_for_completion)",
+	[WHY_FOLIO_WRITEBACK] = "a folio under writeback "
+				"(folio_wait_writeback)",
+	[WHY_JOURNAL] = "a journal commit (jbd2)",
+	[WHY_OWN_BIO] = "a bio it submitted",
+	[WHY_FOLIO_LOCK] = "a folio lock (a read in flight)",
+	[WHY_ZFS_TXG] = "a ZFS transaction group (txg_wait)",
+	[WHY_ZFS_ZIO] = "a ZFS zio of its own (zio_wait, zil_commit)",
+	[WHY_LOCK] = "a lock (mutex, rwsem)",
+	[WHY_OTHER] = "other",
+};
+
+const char *block_reason_key(int why)
+{
+	return why < 0 || why >= NR_BLOCK_REASONS ? "other"
+						  : block_reason_keys[why];
+}
+
+const char *block_reason_name(int why)
+{
+	return why < 0 || why >= NR_BLOCK_REASONS ? "other"
+						  : block_reason_names[why];
+}
+
+int block_reason_from_key(const char *key)
+{
+	return index_of(block_reason_keys, NR_BLOCK_REASONS, key);
+}
+
 const char *op_calls_of(int op)
 {
 	return op < 0 || op >= NR_OPS ? "unknown" : op_calls[op];
@@ -154,4 +194,16 @@ void param_str(struct param_list *l, const char *key, const char *v)
 
 	if (p)
 		snprintf(p->str, sizeof(p->str), "%s", v);
+}
+
+double result_cached_pct(const struct result *res)
+{
+	double pct;
+
+	if (res->read_bytes <= 0 || !res->dev_samples ||
+	    res->dev_samples < res->nr_samples)
+		return -1;
+	/* Read-ahead can bring more than was read: nothing came cached. */
+	pct = 100.0 * (1.0 - res->dev_read_bytes / res->read_bytes);
+	return pct < 0 ? 0 : pct;
 }

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * common/: small helpers every stage shares (parsing, formatting,
+ * mountinfo, the state file, snapshots) and the results model below.
+ * May include: the ABI headers of bpf/ and libbpf (bpf_ids.c only: no
+ * header here includes it, so the analysis stays free of it).
+ *
  * The results model: what every stage hands to the next. Stages fill it in
  * data-flow order (probe -> targets -> workloads -> trace -> stats ->
  * report); report writers only format it. Field names follow the
@@ -13,22 +18,24 @@
 
 #include "../../bpf/attrib.h"
 
-#define NAME_LEN	 64
-#define PATH_LEN	 4096
-#define DETAIL_LEN	 256
-#define MAX_TARGETS	 8
-#define MAX_WORKLOADS	 16
-#define MAX_METRICS	 64 /* fio: 6 per rw x block size */
-#define MAX_SAMPLES	 1024
-#define MAX_RAW_RUNS	 256 /* per-run rusage kept (run.log's raw section) */
-#define MAX_DEVICES	 8
-#define MAX_RESULTS	 1024
-#define MAX_ATTRIB	 (MAX_TARGETS * MAX_WORKLOADS * NR_OPS)
-#define MAX_CIPHERS	 8
-#define MAX_EVIDENCE	 10
-#define MAX_NOTES	 8
-#define MAX_PARAMS	 24
-#define MAX_USER_TARGETS 4 /* --target NAME=PATH */
+#define NAME_LEN	   64
+#define PATH_LEN	   4096
+#define DETAIL_LEN	   256
+#define MAX_TARGETS	   16 /* tune: plain and up to 15 variants */
+#define MAX_WORKLOADS	   16
+#define MAX_METRICS	   64 /* fio: 6 per rw x block size */
+#define MAX_SAMPLES	   1024
+#define MAX_RAW_RUNS	   256 /* per-run rusage kept (run.log's raw section) */
+#define MAX_DEVICES	   8
+#define MAX_RESULTS	   1024
+#define MAX_ATTRIB	   (MAX_TARGETS * MAX_WORKLOADS * NR_OPS)
+#define MAX_CIPHERS	   8
+#define MAX_EVIDENCE	   10
+#define MAX_NOTES	   8
+#define MAX_PARAMS	   24
+#define MAX_USER_TARGETS   4  /* --target NAME=PATH */
+#define MAX_TRACED_SAMPLES 64 /* --trace-runs */
+#define MAX_COST_PROGS	   64 /* programs whose cost a run records */
 
 /* A capability: does it work here, and the one-line reason either way. */
 struct cap {
@@ -124,12 +131,43 @@ struct summary {
 	double ci95[2];
 };
 
+/*
+ * The observer effect on one metric: the traced iterations against the
+ * untraced ones of the same target and workload (Welch, stats/).
+ */
+struct observer {
+	bool measured; /* at least 2 samples on each side */
+	double ratio;  /* traced mean / untraced mean */
+	double ratio_ci95[2];
+	/* What tracing added to the metric's cost, in % of the untraced
+	 * mean: positive when the traced iterations were slower (longer
+	 * times, lower throughputs); with its 95 % interval. */
+	double added_pct;
+	double added_ci95_pct[2];
+	bool significant;
+	/* The traced mean lies beyond the untraced 95 % interval on the
+	 * slow side. */
+	bool beyond_ci;
+};
+
 struct result {
 	char target[NAME_LEN];
 	char workload[NAME_LEN];
+	/* The part of the workload it is of (a fio job), as
+	 * attribution.job; "" when the workload is one part. */
+	char job[NAME_LEN];
 	struct metric_def metric;
+	/* The untraced iterations: the figures. iteration[] is each one's
+	 * place in the run's order, traced ones counted (0: unknown, a file
+	 * from before traced iterations were apart). */
 	int nr_samples;
 	double samples[MAX_SAMPLES];
+	int iteration[MAX_SAMPLES];
+	/* The traced iterations (attribution only), likewise. */
+	int nr_traced;
+	double traced[MAX_TRACED_SAMPLES];
+	int traced_iteration[MAX_TRACED_SAMPLES];
+	struct observer obs;
 	struct summary s;
 	/* Busy share of all CPUs, sampled from /proc/stat every
 	 * CPU_SAMPLE_MS while the timed children ran (Phoronix's "CPU Usage
@@ -146,7 +184,22 @@ struct result {
 		double run_real_s[MAX_RAW_RUNS], run_user_s[MAX_RAW_RUNS],
 			run_sys_s[MAX_RAW_RUNS];
 	} rusage;
+	/* A read-side figure: the bytes the workload read over its samples
+	 * and the bytes the target's device delivered meanwhile (0: not a
+	 * read-side figure, or not known). What the device did not deliver
+	 * came from the page cache. dev_samples: the samples whose device
+	 * bytes were counted. */
+	double read_bytes, dev_read_bytes;
+	int dev_samples;
 };
+
+/* Past this share of the bytes read from the page cache, a read-side
+ * figure is not a disk figure. */
+#define CACHED_PCT_MAX 10.0
+
+/* The share (%) of res's bytes read that came from the page cache, or
+ * -1 when not known. */
+double result_cached_pct(const struct result *res);
 
 struct comparison {
 	char baseline[NAME_LEN];
@@ -156,8 +209,18 @@ struct comparison {
 	double diff_mean;
 	double welch_ci95[2];
 	double penalty_pct;
+	/* Fieller's interval of the ratio of means (stats/ratio.c); both
+	 * ends NaN and penalty_unbounded where the ratio's denominator (the
+	 * baseline's mean time, the target's mean rate) is not told from 0. */
 	double penalty_ci95_pct[2];
+	bool penalty_unbounded;
 	bool significant;
+	/* The target's (or the baseline's) read figure came more than
+	 * CACHED_PCT_MAX % from the page cache: not a disk figure, no
+	 * penalty is claimed. cached_pct: the larger share of the two, -1
+	 * when not known. */
+	bool cached;
+	double cached_pct;
 };
 
 /*
@@ -198,6 +261,9 @@ struct layer_result {
 	/* device, writes: data-less flush requests the kernel ended without
 	 * issuing them; in kernel_requests, never timed. */
 	uint64_t unissued;
+	/* crypt: the cipher calls its items made, one per crypto sector or
+	 * data unit (0: not counted here, no fentry or kprobes). */
+	uint64_t calls;
 };
 
 /*
@@ -205,6 +271,24 @@ struct layer_result {
  * components that add up to it (trace/wait.c). Unlike layer_result's
  * per-item latencies, these are shares of the caller's time.
  */
+/* Why a caller blocked, from its own kernel stack as it blocked
+ * (analysis/block_reason.c: function name -> reason). */
+enum block_reason {
+	WHY_FREE_SPACE,	    /* ext4_nonda_switch: ext4 near full */
+	WHY_DIRTY_THROTTLE, /* balance_dirty_pages */
+	WHY_WRITEBACK_WORK, /* wb_wait_for_completion: sync, writeback_inodes */
+	WHY_FOLIO_WRITEBACK, /* folio_wait_writeback: a folio being written */
+	WHY_JOURNAL,	     /* jbd2_log_wait_commit and the journal's locks */
+	WHY_OWN_BIO,	/* submit_bio_wait, direct I/O: a bio it submitted */
+	WHY_FOLIO_LOCK, /* a folio lock: a read in flight, another holder */
+	WHY_ZFS_TXG,	/* txg_wait_synced/open: ZFS's transaction group */
+	WHY_ZFS_ZIO,	/* zio_wait, zil_commit: a ZFS I/O of its own */
+	WHY_LOCK,	/* a mutex or rwsem (the inode's lock) */
+	WHY_OTHER,
+	NR_BLOCK_REASONS,
+};
+#define TOP_CPU_HOLDERS 3
+
 struct wait_result {
 	bool available;
 	char source[DETAIL_LEN];
@@ -231,6 +315,15 @@ struct wait_result {
 	uint64_t cpu_wait_behind_ns[NR_WORKER_KINDS + 1];
 	/* Bytes the target's devices completed for this op. */
 	uint64_t dev_bytes;
+	/* The tasks that held the CPUs while the caller was runnable: the
+	 * top TOP_CPU_HOLDERS by CPU samples (others' samples while it was
+	 * runnable), each with its samples' time (samples x the period). */
+	int nr_cpu_holders;
+	struct cpu_holder {
+		char comm[16];
+		uint32_t pid, tgid;
+		uint64_t samples, ns;
+	} cpu_holders[TOP_CPU_HOLDERS];
 	/* Wakeups by ZFS taskq threads in a zio (z_rd_int ending a read),
 	 * and what they gave to ns[]: crypt, device (the vdev's I/O), and
 	 * ZFS's pipeline, a part of ns[fs] (taskq and vdev queues,
@@ -256,6 +349,31 @@ struct wait_result {
 		uint64_t oncpu_ns, runq_ns;
 		uint64_t crypt_ns, fs_ns;
 	} writeback;
+	/* Why the caller blocked (enum block_reason): blocked intervals of
+	 * at least 20 us by the caller's own stack; those whose stack was
+	 * not taken, and the shorter ones. The same blocked time as ns[],
+	 * seen from the blocked side. */
+	uint64_t why_ns[NR_BLOCK_REASONS];
+	uint64_t why_nostack_ns, why_short_ns;
+	/* Blocked time with no useful waker -- the flusher ending the work
+	 * the caller waited for (flusher_ns), a timer or a writeback
+	 * completion of no request of ours (other_ns) -- shared out in ns[]
+	 * by what the target's writeback workers did over the phase: cipher
+	 * code (crypt_ns), the file system (fs_ns), runnable (runq_ns, in
+	 * cpu-wait), blocked on the requests they issued (device_ns).
+	 * shared: the workers were seen, else all of it is in fs. */
+	struct {
+		bool shared;
+		uint64_t flusher_ns, other_ns;
+		uint64_t crypt_ns, fs_ns, runq_ns, device_ns;
+	} unwoken;
+	/* ZFS's ARC over the phase (arcstats), where ZFS is: demand data
+	 * reads that hit and missed it. */
+	struct {
+		bool measured;
+		uint64_t hits, misses;
+		uint64_t data_hits, data_misses;
+	} arc;
 	/* The workers the caller waits on, over the whole phase (all ops):
 	 * enum worker_kind. */
 	struct {
@@ -265,9 +383,34 @@ struct wait_result {
 	int nr_cpus;
 };
 
+/*
+ * Asynchronous I/O followed one by one (bpf/attrib.h, analysis/aio.c): per
+ * I/O means in ns, as fio splits its latency: inside the submitting call
+ * (fio's slat) and from its return until the completion was reaped (fio's
+ * clat), the latter by layer plus the reaping, which add up to clat_ns.
+ */
+struct aio_result {
+	bool available;
+	char source[DETAIL_LEN];
+	uint64_t ios, iouring, in_call, reaped, unlinked, dropped;
+	double sub_ns, clat_ns, reap_ns;
+	double layer_ns[NR_LAYERS], sub_layer_ns[NR_LAYERS];
+	/* fio's own clat mean over the traced iterations' I/Os in us (each
+	 * iteration's mean weighed by its IOPS; 0: not known), and
+	 * all_clat_ns's difference from it in % of it. */
+	double fio_clat_us, fio_diff_pct;
+	/* The mean over every I/O fio counts: the followed ones' clat_ns
+	 * with the unlinked ones' (io_uring: submission to completion;
+	 * libaio: io_submit's return to the reaping). */
+	double all_clat_ns;
+};
+
 struct attribution {
 	char target[NAME_LEN];
 	char workload[NAME_LEN];
+	/* The part of the workload traced apart (a fio job, "seq-read";
+	 * several at once "a+b"), "" when it is the whole workload. */
+	char job[NAME_LEN];
 	int op; /* enum eb_op */
 	uint64_t syscall_mean_ns;
 	double closure_pct; /* sum of non-syscall layers' busy / syscall busy */
@@ -277,15 +420,66 @@ struct attribution {
 	 * each may have lost one event, so counts may be short by this. */
 	uint64_t missed_events;
 	struct wait_result wait;
+	/* The attribution is the traced iterations'; the figures are the
+	 * untraced ones'. untraced_scale: the untraced iterations' time
+	 * over the traced ones' for this op, from the observer effect on
+	 * metric `observed` (0: not known, times stay the traced ones');
+	 * traced_slower: the traced mean beyond the untraced 95 % CI. */
+	double untraced_scale;
+	char observed[NAME_LEN];
+	bool traced_slower;
+	/* The target it is compared with ("": none, it is a baseline). */
+	char baseline[NAME_LEN];
+	struct aio_result aio;
+};
+
+/* One BPF program's share of one traced iteration (BPF_ENABLE_STATS). */
+struct prog_cost {
+	char name[NAME_LEN / 2];
+	uint64_t run_cnt, run_time_ns;
+	uint64_t misses; /* runs the kernel skipped (recursion) */
+};
+
+/*
+ * What the tracer cost in one traced iteration of a target and workload:
+ * the kernel's own run counts and run times of each program, while a
+ * BPF_ENABLE_STATS file descriptor was open.
+ */
+struct tracer_cost {
+	char target[NAME_LEN];
+	char workload[NAME_LEN];
+	char job[NAME_LEN]; /* the fio job traced apart, or "" */
+	bool measured;
+	char why[DETAIL_LEN];	    /* why not, when not measured */
+	int iteration;		    /* its place in the run's order */
+	double wall_s;		    /* the iteration's traced windows */
+	uint64_t ops;		    /* the workload's syscalls traced in them */
+	uint64_t runs, run_time_ns; /* all programs together */
+	/* Events lost: runs the kernel skipped and items the tracer's
+	 * tables had no room for. */
+	uint64_t dropped;
+	int nr_progs;
+	struct prog_cost progs[MAX_COST_PROGS];
 };
 
 struct verdict {
 	char target[NAME_LEN];
 	char workload[NAME_LEN];
+	char job[NAME_LEN]; /* as attribution.job */
 	int op;
-	char summary[512];
+	char summary[1024];
 	int nr_evidence;
 	char evidence[MAX_EVIDENCE][DETAIL_LEN];
+	/* The short report's line (analysis/brief.c): the op against its
+	 * baseline or on its own time, with its largest causes and their
+	 * shares; "" where none was made (then the summary stands in). */
+	char brief[DETAIL_LEN];
+	/* The time the verdict is on over the whole phase (per call times
+	 * the calls), in ns: which ops are the slow ones. */
+	double phase_ns;
+	/* Shown in the short report: the reads and writes, and any other op
+	 * holding a large part of the phase's time (brief.c). */
+	bool headline;
 };
 
 /* One parameter of a workload, typed: report writers format it. */
@@ -327,6 +521,7 @@ struct run_options {
 	char scratch[PATH_LEN];
 	char output[PATH_LEN];
 	bool trace, drop_caches, html;
+	int trace_runs; /* traced iterations per workload and target */
 	int nr_targets;
 	char targets[MAX_TARGETS][NAME_LEN];
 	int nr_workloads;
@@ -359,8 +554,78 @@ struct skipped_target {
 	char reason[DETAIL_LEN];
 };
 
+/*
+ * `tune`: the variants of one kind, each a target of the run (plain is the
+ * baseline), ranked by the penalty of one score against plain. Filled by
+ * run/tune.c (the plan and what ran) and analysis/tune_rank.c (the rest).
+ */
+#define MAX_VARIANTS	(MAX_TARGETS - 1)
+#define TUNE_WAIT_PARTS 3 /* components named per op, largest first */
+#define TUNE_OPS	3 /* ops whose added time is split */
+
+struct tune_added_op {
+	int op;				 /* enum eb_op */
+	double added_ns;		 /* per call, variant minus plain */
+	double layer_ns[NR_LAYERS];	 /* the same, per wait component */
+	double items_per_mib[NR_LAYERS]; /* layer items per MiB moved */
+	/* The cipher calls crypt's items made per MiB (one per crypto
+	 * sector or data unit); 0 where they were not counted. */
+	double cipher_calls_per_mib;
+};
+
+struct tune_variant {
+	char name[NAME_LEN];	   /* its target's name: "luks2-sector-512" */
+	char axis[NAME_LEN / 2];   /* "cipher", "sector size", "flags", ... */
+	char settings[DETAIL_LEN]; /* what differs from the reference */
+	char skipped[DETAIL_LEN];  /* "" if it ran, else why not */
+	bool reference;		   /* the tool's defaults */
+	bool stopped_early;	   /* its CI separated from the best's */
+	bool cut_by_budget;	   /* its share of the budget ran out */
+	bool finished;		   /* every workload ran to its stop */
+	int runs;		   /* iterations of the ranking workload */
+	double seconds;		   /* its wall time, setup to teardown */
+	/* analysis: the score's penalty against plain (Welch). */
+	bool ranked;
+	int rank;	/* 1 = best; tied variants share the best's */
+	bool tied_best; /* not separable from the best */
+	double penalty_pct, penalty_ci95_pct[2];
+	double score_mean; /* the score's mean, its unit */
+	int nr_ops;
+	struct tune_added_op ops[TUNE_OPS];
+};
+
+struct tune_advice {
+	bool have;	  /* a best variant other than the reference */
+	int variant;	  /* index of the best */
+	bool significant; /* the gain's interval excludes 0 */
+	double gain_pct, gain_ci95_pct[2]; /* over the reference, > 0 better */
+	char command[512];
+	char caveat[DETAIL_LEN];
+	char summary[DETAIL_LEN];
+};
+
+struct tune_result {
+	bool on;
+	char kind[NAME_LEN / 2];
+	char workload[NAME_LEN]; /* the ranking workload */
+	char score[DETAIL_LEN];	 /* "write_s + read_s per iteration" */
+	char score_unit[NAME_LEN / 2];
+	bool score_higher_is_better;
+	char cross[2][NAME_LEN / 2]; /* --cross axes, "" when one at a time */
+	/* --target NAME=PATH: the user's open LUKS2 mapping whose flags
+	 * were tried, and the flags it had (and has again); "" otherwise */
+	char device[NAME_LEN];
+	char device_flags[NAME_LEN];
+	double budget_s, spent_s;
+	bool interrupted, budget_out;
+	int nr_variants;
+	struct tune_variant v[MAX_VARIANTS];
+	struct tune_advice advice;
+};
+
 struct results {
 	struct run_meta meta;
+	struct tune_result tune; /* on only for `tune` */
 	int nr_skipped;
 	struct skipped_target skipped[MAX_TARGETS];
 	int nr_targets;
@@ -375,6 +640,8 @@ struct results {
 	struct attribution attrib[MAX_ATTRIB];
 	int nr_verdicts;
 	struct verdict verdicts[MAX_ATTRIB];
+	int nr_costs;
+	struct tracer_cost costs[MAX_TARGETS * MAX_WORKLOADS];
 };
 
 const char *layer_name(int layer);
@@ -389,6 +656,11 @@ static inline bool layer_has_figures(const struct layer_result *l)
 	       l->state == LAYER_DERIVED;
 }
 const char *op_name(int op);
+/* enum block_reason: "ext4's free-space writeback (ext4_nonda_switch)",
+ * ...; its results.json key ("free_space", ...), and back (-1: none). */
+const char *block_reason_name(int why);
+const char *block_reason_key(int why);
+int block_reason_from_key(const char *key);
 int op_from_name(const char *name);
 /* "read/pread/readv, ...": the calls an op groups. */
 const char *op_calls_of(int op);

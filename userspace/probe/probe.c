@@ -29,7 +29,6 @@
 #include "../common/mountinfo.h"
 #include "../common/pause_point.h"
 #include "../common/state.h"
-#include "../trace/trace.h"
 
 #define TRACEFS	      "/sys/kernel/tracing"
 #define BPFFS	      "/sys/fs/bpf"
@@ -510,7 +509,6 @@ void probe_all(struct capabilities *caps)
 	probe_io_uring(caps);
 	probe_cpu(caps);
 	probe_ciphers(caps);
-	trace_plan(caps, caps->layer_sources);
 }
 
 void probe_target_driver(struct capabilities *caps, struct target_info *ti)

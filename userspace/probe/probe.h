@@ -1,15 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What this kernel and machine support. Every attach method is tested by a
- * real load and attach of a trivial program, never guessed from a version.
+ * probe/: what this kernel and machine support -- BTF, attach points,
+ * dm-crypt, fscrypt, eCryptfs, ZFS, cipher drivers and their hardware
+ * acceleration. Every attach method is tested by a real load and attach of
+ * a trivial program, never guessed from a version. Which source each
+ * layer is traced from is the tracer's to say (run/'s run_probe).
+ *
+ * May include: common/, libbpf and its own skeleton. Never the tracer.
  */
 #ifndef ENCBENCH_PROBE_H
 #define ENCBENCH_PROBE_H
 
+#include <stddef.h>
+
 #include "../common/results.h"
 
 /* Fill *caps. Mounts tracefs/bpffs when missing. Never fails: each
- * capability records its own ok/detail. */
+ * capability records its own ok/detail. The layers' sources
+ * (caps->layer_sources) are the tracer's to fill: run_probe() does. */
 void probe_all(struct capabilities *caps);
 
 /* Only the storage kinds' capabilities (loop, dm-crypt, fscrypt,
@@ -29,6 +37,10 @@ void probe_ciphers(struct capabilities *caps);
  * hardware-accelerated, into ti->encryption (read after first use:
  * templates appear in /proc/crypto only then). */
 void probe_target_driver(struct capabilities *caps, struct target_info *ti);
+
+/* Can the kernel run cipher `name` ("adiantum(xchacha12,aes)"), asked
+ * of it where it can be (cipher_usable.c)? why says how it was found. */
+bool probe_cipher_usable(const char *name, char *why, size_t len);
 
 /* Classify a /proc/crypto driver name: true when the innermost cipher is
  * a hardware-accelerated implementation (aesni, vaes, arm64 ce, ...). */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * `compare`: two saved runs' metrics side by side with Welch's interval
- * of the difference, as a table, one sentence per metric in the ZFS
- * report's words, or one JSON document. The pairs come made: results[2k]
- * is BASE's side of comparisons[k] and results[2k + 1] OTHER's.
+ * of the difference and the penalty's (Fieller's, stats/), as a
+ * table, one sentence per metric in the ZFS report's words, or one JSON
+ * document. The pairs come made: results[2k] is BASE's side of
+ * comparisons[k] and results[2k + 1] OTHER's.
  */
 #include <errno.h>
 #include <math.h>
@@ -12,6 +13,8 @@
 
 #include "report_priv.h"
 #include "report.h"
+#include "../common/fmt_ci.h"
+#include "../stats/stats.h"
 
 /* "reads" for read_s (a dd op timed in seconds), else the metric's name;
  * true when that is a plural. */
@@ -64,11 +67,28 @@ void report_sentence(const struct comparison *c, const struct result *b,
 		     char *buf, size_t len)
 {
 	char what[NAME_LEN + 8], span[128], wl[NAME_LEN + 2] = "";
+	double rate[2];
 	bool plural = what_of(c->metric, what, sizeof(what));
 	const char *tail = c->significant ? "" : ": no significant difference";
 
 	if (c->workload[0])
 		snprintf(wl, sizeof(wl), "%s ", c->workload);
+	/* A rate's own change: the reciprocals of its cost's interval,
+	 * unbounded where the baseline's rate is not told from 0; its cost's
+	 * interval is unbounded where the target's is not. */
+	if (c->penalty_unbounded ||
+	    (b->metric.higher_is_better &&
+	     !ratio_ci95_reciprocal_pct(c->penalty_ci95_pct, rate))) {
+		snprintf(buf, len,
+			 "%s%s on %s against %s: no bounded 95 %% CI, the "
+			 "mean of %s is not told from 0%s",
+			 wl, what, c->target, c->baseline,
+			 b->metric.higher_is_better && c->penalty_unbounded
+				 ? c->target
+				 : c->baseline,
+			 c->significant ? "" : "; no significant difference");
+		return;
+	}
 	if (!b->metric.higher_is_better) {
 		between(span, sizeof(span), c->penalty_ci95_pct[0],
 			c->penalty_ci95_pct[1], "slower", "faster");
@@ -79,15 +99,7 @@ void report_sentence(const struct comparison *c, const struct result *b,
 	}
 	/* A rate: said as the rate's own change relative to BASE, then as
 	 * the penalty (time per unit of work) the table shows. */
-	if (b->s.mean == 0.0) {
-		snprintf(
-			buf, len,
-			"%s%s on %s cannot be put relative to %s, whose mean is 0",
-			wl, what, c->target, c->baseline);
-		return;
-	}
-	between(span, sizeof(span), 100.0 * c->welch_ci95[0] / b->s.mean,
-		100.0 * c->welch_ci95[1] / b->s.mean, "higher", "lower");
+	between(span, sizeof(span), rate[0], rate[1], "higher", "lower");
 	snprintf(buf, len,
 		 "%s%s on %s %s %s than on %s (95 %% CI)%s; per unit of work "
 		 "that is %+.1f %% to %+.1f %% time",
@@ -120,7 +132,7 @@ void report_print_compare(const struct results *cmp, FILE *out)
 		const struct comparison *c = &cmp->comparisons[k];
 		const struct result *b = &cmp->results[2 * k],
 				    *o = &cmp->results[2 * k + 1];
-		char name[2 * NAME_LEN + 2], diff[80];
+		char name[2 * NAME_LEN + 2], diff[80], ci[FMT_CI_LEN];
 
 		print_sides(cmp, k, out);
 		snprintf(name, sizeof(name), "%s%s%s", c->workload,
@@ -129,19 +141,21 @@ void report_print_compare(const struct results *cmp, FILE *out)
 			 c->diff_mean, c->welch_ci95[0], c->welch_ci95[1]);
 		snprintf(line, sizeof(line),
 			 "%-20s %-13s %5d %11.4g %10.4g %5d %11.4g %10.4g  "
-			 "%-26s %+.1f [%+.1f, %+.1f]%s",
+			 "%-26s %+.1f %s%s",
 			 name,
 			 b->metric.higher_is_better ? "higher=better"
 						    : "lower=better",
 			 b->nr_samples, b->s.mean, b->s.sd, o->nr_samples,
 			 o->s.mean, o->s.sd, diff, c->penalty_pct,
-			 c->penalty_ci95_pct[0], c->penalty_ci95_pct[1],
+			 fmt_ci(ci, sizeof(ci), c->penalty_ci95_pct, 1, true),
 			 c->significant ? " *" : "");
 		report_put_safe(out, line, strlen(line));
 		fputc('\n', out);
 	}
-	fputs("(* significant: the interval excludes 0; penalty > 0: OTHER "
-	      "worse)\n\n",
+	fputs("(* significant: Welch's interval of diff excludes 0; penalty > "
+	      "0: OTHER worse;\n its interval is Fieller's for the ratio of "
+	      "the means, unbounded where the\n denominator's mean is not "
+	      "told from 0)\n\n",
 	      out);
 	for (int k = 0; k < cmp->nr_comparisons; k++) {
 		report_compare_sentence(cmp, k, line, sizeof(line));
@@ -162,11 +176,7 @@ static struct json_object *side_json(const struct result *r)
 	err |= jadd_double(o, "mean", r->s.mean);
 	err |= jadd_double(o, "sd", r->s.sd);
 	err |= jadd(o, "ci95", jdouble_array(r->s.ci95, 2));
-	if (err) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return jbuilt(o, err);
 }
 
 /* results.json's comparison, and what compare adds: each side's figures
@@ -186,11 +196,7 @@ static struct json_object *comparison_json(const struct results *cmp, int k)
 	err |= jadd(o, "base", side_json(b));
 	err |= jadd(o, "other", side_json(&cmp->results[2 * k + 1]));
 	err |= jadd_str(o, "sentence", sentence);
-	if (err) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return jbuilt(o, err);
 }
 
 int report_print_compare_json(const struct results *cmp, const char *base,

@@ -3,6 +3,7 @@
  * Plain files beside results.json, in the shapes the ZFS report used so
  * that sort, awk and plotting tools take them as they are:
  *   <target>-<workload>.csv                 iteration,<metric>,...
+ *   traced-<target>-<workload>.csv          the same, traced iterations
  *   hist-<target>-<workload>-<op>-<layer>.csv  low_ns,high_ns,count
  * (run.log, the other plain file, is runlog.c's.)
  */
@@ -86,12 +87,26 @@ static bool same_run(const struct result *a, const struct result *b)
 	       !strcmp(a->workload, b->workload);
 }
 
-/* All metrics of results[first]'s (target, workload), in result order. */
-static int write_one_csv(const struct results *r, int first, const char *dir)
+/* A result's samples, untraced (the figures) or traced. */
+static int nr_of(const struct result *x, bool traced)
+{
+	return traced ? x->nr_traced : x->nr_samples;
+}
+
+/*
+ * All metrics of results[first]'s (target, workload), in result order:
+ * <target>-<workload>.csv the untraced iterations, numbered 1..n as the
+ * ZFS report did (what `compare` reads); traced-<target>-<workload>.csv
+ * the traced ones, numbered by their place in the run (none: no file).
+ */
+static int write_one_csv(const struct results *r, int first, const char *dir,
+			 bool traced)
 {
 	const struct result *m[MAX_METRICS];
-	const char *parts[] = {r->results[first].target,
-			       r->results[first].workload, NULL};
+	const char *parts[] = {
+		traced ? "traced" : r->results[first].target,
+		traced ? r->results[first].target : r->results[first].workload,
+		traced ? r->results[first].workload : NULL, NULL};
 	struct out_file o;
 	int nm = 0, rows = 0, err;
 
@@ -99,9 +114,11 @@ static int write_one_csv(const struct results *r, int first, const char *dir)
 		if (!same_run(&r->results[first], &r->results[i]))
 			continue;
 		m[nm++] = &r->results[i];
-		if (m[nm - 1]->nr_samples > rows)
-			rows = m[nm - 1]->nr_samples;
+		if (nr_of(m[nm - 1], traced) > rows)
+			rows = nr_of(m[nm - 1], traced);
 	}
+	if (traced && !rows)
+		return 0;
 	err = out_open(&o, dir, "csv", parts);
 	if (err)
 		return err;
@@ -110,11 +127,14 @@ static int write_one_csv(const struct results *r, int first, const char *dir)
 		fprintf(o.f, ",%s", m[k]->metric.name);
 	fputc('\n', o.f);
 	for (int it = 0; it < rows && it < MAX_SAMPLES; it++) {
-		fprintf(o.f, "%d", it + 1);
+		fprintf(o.f, "%d",
+			traced ? m[0]->traced_iteration[it] : it + 1);
 		/* A metric with fewer samples leaves its cells empty. */
 		for (int k = 0; k < nm; k++)
-			if (it < m[k]->nr_samples)
-				fprintf(o.f, ",%.6f", m[k]->samples[it]);
+			if (it < nr_of(m[k], traced))
+				fprintf(o.f, ",%.6f",
+					traced ? m[k]->traced[it]
+					       : m[k]->samples[it]);
 			else
 				fputc(',', o.f);
 		fputc('\n', o.f);
@@ -132,7 +152,8 @@ int report_write_csv(const struct results *r, const char *dir)
 			seen = same_run(&r->results[j], &r->results[i]);
 		if (seen)
 			continue;
-		err = write_one_csv(r, i, dir);
+		err = write_one_csv(r, i, dir, false);
+		err = err ?: write_one_csv(r, i, dir, true);
 		if (err)
 			return err;
 	}
@@ -142,11 +163,14 @@ int report_write_csv(const struct results *r, const char *dir)
 static int write_one_hist(const struct attribution *a,
 			  const struct layer_result *l, const char *dir)
 {
+	/* A workload's parts traced apart (fio's jobs) each have theirs. */
 	const char *parts[] = {"hist",
 			       a->target,
 			       a->workload,
-			       op_name(a->op),
-			       layer_name(l->layer),
+			       a->job[0] ? a->job : op_name(a->op),
+			       a->job[0] ? op_name(a->op)
+					 : layer_name(l->layer),
+			       a->job[0] ? layer_name(l->layer) : NULL,
 			       NULL};
 	int first = -1, last = -1, err;
 	struct out_file o;

@@ -149,12 +149,17 @@ static void write_header(FILE *out, const struct results *const *runs, int n)
 			 m->caps.cpu_aes ? "yes" : "no", m->started,
 			 m->duration_s, m->tool_version);
 		tag(out, "p", buf);
+		report_html_observer_warning(out, runs[i]);
 	}
 	fputs("</header>\n", out);
 }
 
 static void write_verdicts(FILE *out, const struct results *const *runs, int n)
 {
+	/* tune: one per variant and op would bury the ranking; the
+	 * ranking's stacked wait split says why per variant. */
+	if (n == 1 && runs[0]->tune.on)
+		return;
 	fputs("<section id=\"verdicts\"><h2>Verdicts</h2>\n", out);
 	for (int i = 0; i < n; i++) {
 		const struct results *r = runs[i];
@@ -173,11 +178,12 @@ static void write_verdicts(FILE *out, const struct results *const *runs, int n)
 		fputs("<ul class=\"verdicts\">\n", out);
 		for (int v = 0; v < r->nr_verdicts && v < MAX_ATTRIB; v++) {
 			const struct verdict *vd = &r->verdicts[v];
-			char who[NAME_LEN * 3 + 32];
+			char who[NAME_LEN * 4 + 40];
 
-			snprintf(who, sizeof(who), "%s%s%s, %s, %s",
+			snprintf(who, sizeof(who), "%s%s%s, %s%s%s, %s",
 				 n > 1 ? r->meta.hostname : "",
 				 n > 1 ? " " : "", vd->target, vd->workload,
+				 vd->job[0] ? " job " : "", vd->job,
 				 op_name(vd->op));
 			/* The baseline's own bounds are context: grey. */
 			fputs(strcmp(vd->target, r->targets[0].name)
@@ -212,12 +218,21 @@ static void write_chart_sections(FILE *out, bool charts)
 		      "tables below and results.json hold every "
 		      "figure.</p>\n",
 		      out);
+	fputs("<section id=\"tune\"><h2>Tune: the variants ranked</h2>\n"
+	      "<p>One bar per variant: its penalty against plain on the "
+	      "ranking score, the whisker its 95 % interval (Fieller); then "
+	      "the time each adds per call, stacked by what the caller "
+	      "waited for.</p>\n<div class=\"charts\" id=\"tune-charts\">"
+	      "</div></section>\n",
+	      out);
 	fputs("<section id=\"comparison\"><h2>Comparison</h2>\n"
 	      "<p>One bar per target: the mean of its iterations, the "
 	      "whisker its 95 % confidence interval; the baseline is grey "
 	      "(pale in its host's colour when hosts are merged). "
-	      "Penalties are against the baseline, with Welch's 95 % "
-	      "interval.</p>\n<div class=\"charts\" id=\"cmp-charts\">"
+	      "Penalties are against the baseline, with the 95 % interval "
+	      "of the ratio of the means (Fieller's: both means' errors in "
+	      "it), unbounded where the baseline's mean is not told from "
+	      "0.</p>\n<div class=\"charts\" id=\"cmp-charts\">"
 	      "</div></section>\n"
 	      "<section id=\"iterations\"><h2>Every iteration</h2>\n"
 	      "<div class=\"charts\" id=\"iter-charts\"></div></section>\n"
@@ -390,6 +405,7 @@ static int write_page(FILE *out, const struct results *const *runs, int n)
 	write_verdicts(out, runs, n);
 	write_chart_sections(out, chartjs != NULL);
 	write_cpu(out, runs, n);
+	report_html_costs(out, runs, n);
 	fputs("<section id=\"params\"><h2>Parameters, kernel, cipher "
 	      "drivers and targets</h2>\n",
 	      out);

@@ -152,14 +152,20 @@
 			r.workload === m.workload && r.metric === m.metric);
 	}
 
+	// null ends: Fieller's interval has no bound (results.json's
+	// penalty_ci95_unbounded).
+	function ciText(ci) {
+		return ci[0] === null || ci[1] === null ? 'unbounded' :
+			signed(ci[0]) + ' to ' + signed(ci[1]) + ' %';
+	}
+
 	function penaltyText(doc, m) {
 		return doc.comparisons
 			.filter(c => c.workload === m.workload &&
 				c.metric === m.metric)
 			.map(c => series(doc, c.target) + ' ' +
 			     signed(c.penalty_pct) + ' % (95 % CI ' +
-			     signed(c.penalty_ci95_pct[0]) + ' to ' +
-			     signed(c.penalty_ci95_pct[1]) + ' %) vs ' +
+			     ciText(c.penalty_ci95_pct) + ') vs ' +
 			     c.baseline +
 			     (c.significant ? '' : ', not significant'))
 			.join('; ');
@@ -206,6 +212,75 @@
 				},
 				plugins: [whiskers]
 			}, 50 + 42 * labels.length);
+		}
+	}
+
+	// tune: the ranking as bars with whiskers, then each op's added
+	// time per call stacked by wait component.
+	function tuneCharts() {
+		for (const d of docs) {
+			if (!d.tune)
+				continue;
+			const vs = d.tune.variants.filter(v => v.ranked)
+				.sort((a, b) => a.rank - b.rank ||
+					a.penalty_pct - b.penalty_pct);
+			if (!vs.length)
+				continue;
+			const tied = v => vs.some(u => u !== v &&
+				u.rank === v.rank);
+			const labels = vs.map(v => v.rank + (tied(v) ? '= ' :
+				' ') + v.name + (v.reference ? ' (ref)' : ''));
+			addChart('tune-charts', series(d, d.tune.kind) +
+				': penalty vs plain on ' + d.tune.score + ' of ' +
+				d.tune.workload, d.tune.recommendation.summary, {
+				type: 'bar',
+				data: {labels, datasets: [{
+					label: 'penalty', unit: '%',
+					data: vs.map(v => v.penalty_pct),
+					ci: vs.map(v => v.penalty_ci95_pct),
+					backgroundColor: vs.map(v => v.reference ?
+						baselineColor : palette[0])
+				}]},
+				options: {
+					indexAxis: 'y',
+					layout: {padding: {right: 80}},
+					plugins: {legend: {display: false}},
+					scales: {x: {beginAtZero: true,
+						suggestedMax: Math.max(...vs.map(v =>
+							v.penalty_ci95_pct[1] || 0)) * 1.05,
+						title: {
+						display: true, text: 'penalty vs ' +
+						'plain (%), with 95 % interval'}}}
+				},
+				plugins: [whiskers]
+			}, 50 + 42 * labels.length);
+			const ops = uniq(vs.flatMap(v =>
+				v.added_wait.map(o => o.op)));
+			for (const op of ops) {
+				const names = Object.keys(layerColors)
+					.filter(l => l !== 'other');
+				const datasets = names.map(l => ({
+					label: l, backgroundColor: layerColors[l],
+					data: vs.map(v => {
+						const o = v.added_wait.find(
+							x => x.op === op);
+						return o ? o.by_component_ns[l] / 1e6 :
+							0;
+					})
+				}));
+				addChart('tune-charts', op + ': time added per ' +
+					'call against plain, by what the caller ' +
+					'waited for', '', {
+					type: 'bar',
+					data: {labels, datasets},
+					options: {
+						indexAxis: 'y',
+						scales: {x: {stacked: true, title: {
+							display: true, text: 'ms per call'}},
+							y: {stacked: true}}
+					}
+				}, 60 + 42 * labels.length);
+			}
 		}
 	}
 
@@ -367,10 +442,13 @@
 			c.replaceWith(el('p', 'off', text));
 	}
 
+	tuneCharts();
 	comparisonCharts();
 	iterationCharts();
 	whereCharts();
 	histogramCharts();
+	if (!docs.some(d => d.tune))
+		document.getElementById('tune').remove();
 	sayIfEmpty('cmp-charts', 'No results to compare.');
 	sayIfEmpty('iter-charts', 'No iterations recorded.');
 	sayIfEmpty('where-charts', 'No attribution: tracing was off (the ' +

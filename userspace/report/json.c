@@ -20,16 +20,6 @@ static int clamp_n(int n, int max)
 	return n < 0 ? 0 : n > max ? max : n;
 }
 
-/* Finish an object built with OR-ed jadd results. */
-static struct json_object *built(struct json_object *o, int err)
-{
-	if (err) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
 static struct json_object *array_of(const void *items, int n, size_t size,
 				    to_json_fn fn)
 {
@@ -40,7 +30,7 @@ static struct json_object *array_of(const void *items, int n, size_t size,
 		return NULL;
 	for (int i = 0; i < n; i++)
 		err |= jappend(a, fn((const char *)items + i * size));
-	return built(a, err);
+	return jbuilt(a, err);
 }
 
 /* n strings, each in a row of width bytes (char names[][width]). */
@@ -51,7 +41,7 @@ static struct json_object *str_rows(const char *rows, size_t width, int n)
 
 	for (int i = 0; a && i < n; i++)
 		err |= jappend(a, jstr(rows + (size_t)i * width));
-	return built(a, err);
+	return jbuilt(a, err);
 }
 
 struct json_object *jdouble_array(const double *d, int n)
@@ -63,7 +53,7 @@ struct json_object *jdouble_array(const double *d, int n)
 	for (int i = 0; a && i < n; i++)
 		err |= isfinite(d[i]) ? jappend(a, jdouble(d[i]))
 				      : json_object_array_add(a, NULL);
-	return built(a, err);
+	return jbuilt(a, err);
 }
 
 /* --target NAME=PATH as {"NAME": "PATH", ...}. */
@@ -75,7 +65,7 @@ static struct json_object *user_targets_json(const struct run_options *r)
 	for (int i = 0; o && i < clamp_n(r->nr_user_targets, MAX_USER_TARGETS);
 	     i++)
 		err |= jadd_str(o, r->user_names[i], r->user_paths[i]);
-	return built(o, err);
+	return jbuilt(o, err);
 }
 
 struct json_object *report_options_json(const struct run_options *r)
@@ -100,6 +90,7 @@ struct json_object *report_options_json(const struct run_options *r)
 	err |= jadd_str(o, "scratch", r->scratch);
 	err |= jadd_str(o, "output", r->output);
 	err |= jadd_bool(o, "trace", r->trace);
+	err |= jadd_int(o, "trace_runs", r->trace_runs);
 	err |= jadd_bool(o, "drop_caches", r->drop_caches);
 	err |= jadd_bool(o, "html", r->html);
 	err |= jadd(o, "targets",
@@ -115,7 +106,7 @@ struct json_object *report_options_json(const struct run_options *r)
 		err |= jadd(o, "user_targets", user_targets_json(r));
 	if (r->baseline[0])
 		err |= jadd_str(o, "baseline", r->baseline);
-	return built(o, err);
+	return jbuilt(o, err);
 }
 
 void report_options_text(const struct run_options *r, char *buf, size_t len)
@@ -139,7 +130,7 @@ static struct json_object *cipher_drivers(const struct capabilities *caps)
 	for (int i = 0; o && i < clamp_n(caps->nr_ciphers, MAX_CIPHERS); i++)
 		err |= jadd_str(o, caps->ciphers[i].name,
 				caps->ciphers[i].driver);
-	return built(o, err);
+	return jbuilt(o, err);
 }
 
 static struct json_object *meta_json(const struct run_meta *m)
@@ -162,7 +153,7 @@ static struct json_object *meta_json(const struct run_meta *m)
 	err |= jadd_str(o, "tracing_detail", m->tracing_detail);
 	err |= jadd_bool(o, "dropped_caches", m->dropped_caches);
 	err |= jadd(o, "capabilities", report_caps_json(&m->caps));
-	return built(o, err);
+	return jbuilt(o, err);
 }
 
 static struct json_object *device_json(const void *item)
@@ -177,7 +168,7 @@ static struct json_object *device_json(const void *item)
 	err |= jadd_int(o, "major", d->major);
 	err |= jadd_int(o, "minor", d->minor);
 	err |= jadd_str(o, "role", d->role);
-	return built(o, err);
+	return jbuilt(o, err);
 }
 
 static struct json_object *encryption_json(const struct target_info *t)
@@ -195,7 +186,7 @@ static struct json_object *encryption_json(const struct target_info *t)
 	err |= jadd_str(o, "flags", t->encryption.flags);
 	err |= jadd_str(o, "driver", t->encryption.driver);
 	err |= jadd_bool(o, "hw_accel", t->encryption.hw_accel);
-	return built(o, err);
+	return jbuilt(o, err);
 }
 
 static struct json_object *zfs_json(const struct zfs_info *z)
@@ -214,10 +205,10 @@ static struct json_object *zfs_json(const struct zfs_info *z)
 	err |= jadd_u64(o, "recordsize", z->recordsize);
 	err |= jadd_str(o, "version", z->version);
 	err |= jadd_str(o, "direct", z->direct);
-	return built(o, err);
+	return jbuilt(o, err);
 }
 
-static struct json_object *target_json(const void *item)
+struct json_object *report_target_json(const void *item)
 {
 	const struct target_info *t = item;
 	struct json_object *o = json_object_new_object();
@@ -246,7 +237,7 @@ static struct json_object *target_json(const void *item)
 	err |= jadd(o, "notes",
 		    str_rows(t->notes[0], DETAIL_LEN,
 			     clamp_n(t->nr_notes, MAX_NOTES)));
-	return built(o, err);
+	return jbuilt(o, err);
 }
 
 /* A workload's typed parameters as one JSON object. */
@@ -273,7 +264,7 @@ static struct json_object *params_json(const struct param_list *l)
 			break;
 		}
 	}
-	return built(o, err);
+	return jbuilt(o, err);
 }
 
 static struct json_object *workload_json(const void *item)
@@ -286,7 +277,7 @@ static struct json_object *workload_json(const void *item)
 		return NULL;
 	err |= jadd_str(o, "name", w->name);
 	err |= jadd(o, "params", params_json(&w->params));
-	return built(o, err);
+	return jbuilt(o, err);
 }
 
 static struct json_object *triple(const char *k[3], const double v[3])
@@ -296,7 +287,7 @@ static struct json_object *triple(const char *k[3], const double v[3])
 
 	for (int i = 0; o && i < 3; i++)
 		err |= jadd_double(o, k[i], v[i]);
-	return built(o, err);
+	return jbuilt(o, err);
 }
 
 static struct json_object *result_json(const void *item)
@@ -316,12 +307,15 @@ static struct json_object *result_json(const void *item)
 		return NULL;
 	err |= jadd_str(o, "target", r->target);
 	err |= jadd_str(o, "workload", r->workload);
+	if (r->job[0])
+		err |= jadd_str(o, "job", r->job);
 	err |= jadd_str(o, "metric", r->metric.name);
 	err |= jadd_str(o, "unit", r->metric.unit);
 	err |= jadd_bool(o, "higher_is_better", r->metric.higher_is_better);
 	err |= jadd(
 		o, "samples",
 		jdouble_array(r->samples, clamp_n(r->nr_samples, MAX_SAMPLES)));
+	err |= report_traced_json(o, r);
 	err |= jadd_double(o, "mean", r->s.mean);
 	err |= jadd_double(o, "sd", r->s.sd);
 	err |= jadd_double(o, "min", r->s.min);
@@ -343,10 +337,15 @@ static struct json_object *result_json(const void *item)
 		e |= jadd(runs, "user_s",
 			  jdouble_array(r->rusage.run_user_s, n));
 		e |= jadd(runs, "sys_s", jdouble_array(r->rusage.run_sys_s, n));
-		err |= jadd(ru_o, "runs", built(runs, e));
+		err |= jadd(ru_o, "runs", jbuilt(runs, e));
 	}
 	err |= jadd(o, "rusage", ru_o);
-	return built(o, err);
+	if (r->read_bytes > 0) {
+		err |= jadd_double(o, "read_bytes", r->read_bytes);
+		err |= jadd_double(o, "dev_read_bytes", r->dev_read_bytes);
+		err |= jadd_int(o, "dev_samples", r->dev_samples);
+	}
+	return jbuilt(o, err);
 }
 
 struct json_object *report_comparison_json(const void *item)
@@ -364,14 +363,20 @@ struct json_object *report_comparison_json(const void *item)
 	err |= jadd_double(o, "diff_mean", c->diff_mean);
 	err |= jadd(o, "welch_ci95", jdouble_array(c->welch_ci95, 2));
 	err |= jadd_double(o, "penalty_pct", c->penalty_pct);
+	/* Unbounded: [null, null] and the flag, which says so in words. */
 	err |= jadd(o, "penalty_ci95_pct",
 		    jdouble_array(c->penalty_ci95_pct, 2));
+	err |= jadd_bool(o, "penalty_ci95_unbounded", c->penalty_unbounded);
 	err |= jadd_bool(o, "significant", c->significant);
-	return built(o, err);
+	if (c->cached_pct >= 0) {
+		err |= jadd_bool(o, "cached", c->cached);
+		err |= jadd_double(o, "cached_pct", c->cached_pct);
+	}
+	return jbuilt(o, err);
 }
 
 /* Trailing empty slots are left out; the reader restores them as 0. */
-static struct json_object *slots_json(const uint64_t *slots)
+struct json_object *report_slots_json(const uint64_t *slots)
 {
 	struct json_object *a = json_object_new_array();
 	int n = HIST_SLOTS, err = 0;
@@ -380,7 +385,7 @@ static struct json_object *slots_json(const uint64_t *slots)
 		n--;
 	for (int i = 0; a && i < n; i++)
 		err |= jappend(a, json_object_new_uint64(slots[i]));
-	return built(a, err);
+	return jbuilt(a, err);
 }
 
 static struct json_object *hist_json(const uint64_t *slots)
@@ -391,8 +396,8 @@ static struct json_object *hist_json(const uint64_t *slots)
 	if (!o)
 		return NULL;
 	err |= jadd_str(o, "unit", "ns");
-	err |= jadd(o, "slots", slots_json(slots));
-	return built(o, err);
+	err |= jadd(o, "slots", report_slots_json(slots));
+	return jbuilt(o, err);
 }
 
 static struct json_object *layer_json(const void *item)
@@ -419,8 +424,9 @@ static struct json_object *layer_json(const void *item)
 	err |= jadd_u64(o, "dropped", l->dropped);
 	err |= jadd_u64(o, "unseen", l->unseen);
 	err |= jadd_u64(o, "unissued", l->unissued);
+	err |= jadd_u64(o, "calls", l->calls);
 	err |= jadd(o, "hist", hist_json(l->slots));
-	return built(o, err);
+	return jbuilt(o, err);
 }
 
 static struct json_object *attrib_json(const void *item)
@@ -433,6 +439,8 @@ static struct json_object *attrib_json(const void *item)
 		return NULL;
 	err |= jadd_str(o, "target", a->target);
 	err |= jadd_str(o, "workload", a->workload);
+	if (a->job[0])
+		err |= jadd_str(o, "job", a->job);
 	err |= jadd_str(o, "op", op_name(a->op));
 	err |= jadd_u64(o, "syscall_mean_ns", a->syscall_mean_ns);
 	err |= jadd_u64(o, "missed_events", a->missed_events);
@@ -441,7 +449,9 @@ static struct json_object *attrib_json(const void *item)
 		    array_of(a->layers, NR_LAYERS, sizeof(a->layers[0]),
 			     layer_json));
 	err |= jadd(o, "wait", report_wait_json(&a->wait));
-	return built(o, err);
+	if (a->aio.available)
+		err |= jadd(o, "aio", report_aio_json(&a->aio));
+	return jbuilt(o, err);
 }
 
 static struct json_object *verdict_json(const void *item)
@@ -454,12 +464,17 @@ static struct json_object *verdict_json(const void *item)
 		return NULL;
 	err |= jadd_str(o, "target", v->target);
 	err |= jadd_str(o, "workload", v->workload);
+	if (v->job[0])
+		err |= jadd_str(o, "job", v->job);
 	err |= jadd_str(o, "op", op_name(v->op));
 	err |= jadd_str(o, "summary", v->summary);
 	err |= jadd(o, "evidence",
 		    str_rows(v->evidence[0], DETAIL_LEN,
 			     clamp_n(v->nr_evidence, MAX_EVIDENCE)));
-	return built(o, err);
+	err |= jadd_str(o, "brief", v->brief);
+	err |= jadd_double(o, "phase_ns", v->phase_ns);
+	err |= jadd_bool(o, "headline", v->headline);
+	return jbuilt(o, err);
 }
 
 #define ARRAY_OF(arr, n, max, fn)                                              \
@@ -475,7 +490,7 @@ static struct json_object *skipped_json(const void *item)
 		return NULL;
 	err |= jadd_str(o, "kind", s->kind);
 	err |= jadd_str(o, "reason", s->reason);
-	return built(o, err);
+	return jbuilt(o, err);
 }
 
 struct json_object *report_results_json(const struct results *r)
@@ -489,7 +504,7 @@ struct json_object *report_results_json(const struct results *r)
 	err |= jadd(o, "meta", meta_json(&r->meta));
 	err |= jadd(
 		o, "targets",
-		ARRAY_OF(r->targets, r->nr_targets, MAX_TARGETS, target_json));
+		ARRAY_OF(r->targets, r->nr_targets, MAX_TARGETS, report_target_json));
 	err |= jadd(
 		o, "skipped_targets",
 		ARRAY_OF(r->skipped, r->nr_skipped, MAX_TARGETS, skipped_json));
@@ -507,7 +522,12 @@ struct json_object *report_results_json(const struct results *r)
 	err |= jadd(o, "verdicts",
 		    ARRAY_OF(r->verdicts, r->nr_verdicts, MAX_ATTRIB,
 			     verdict_json));
-	return built(o, err);
+	if (r->tune.on)
+		err |= jadd(o, "tune", report_tune_json(&r->tune));
+	err |= jadd(o, "tracer_costs",
+		    ARRAY_OF(r->costs, r->nr_costs, MAX_TARGETS * MAX_WORKLOADS,
+			     report_cost_json));
+	return jbuilt(o, err);
 }
 
 int report_write_document(const char *dir, const char *name,

@@ -93,11 +93,7 @@ static struct json_object *ciphers_json(const struct capabilities *caps)
 		err |= jadd_bool(c, "predicted", ci->predicted);
 		err |= jappend(a, c);
 	}
-	if (err) {
-		json_object_put(a);
-		return NULL;
-	}
-	return a;
+	return jbuilt(a, err);
 }
 
 struct json_object *report_caps_json(const struct capabilities *caps)
@@ -120,11 +116,7 @@ struct json_object *report_caps_json(const struct capabilities *caps)
 	for (int l = 0; src && l < NR_LAYERS; l++)
 		err |= jadd_str(src, layer_name(l), caps->layer_sources[l]);
 	err |= jadd(o, "layer_sources", src);
-	if (err) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return jbuilt(o, err);
 }
 
 static void read_caps(int *err, struct json_object *o,

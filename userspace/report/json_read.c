@@ -7,6 +7,7 @@
  * (see report_priv.h): the first one is reported and the rest skipped.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -142,6 +143,8 @@ static void options_from(int *err, struct json_object *meta,
 	jget_str(err, o, "scratch", r->scratch, sizeof(r->scratch));
 	jget_str(err, o, "output", r->output, sizeof(r->output));
 	jget_bool(err, o, "trace", &r->trace);
+	if (jhas(o, "trace_runs"))
+		jget_int(err, o, "trace_runs", &r->trace_runs);
 	jget_bool(err, o, "drop_caches", &r->drop_caches);
 	jget_bool(err, o, "html", &r->html);
 	read_str_rows(err, o, "targets", MAX_TARGETS, r->targets[0], NAME_LEN,
@@ -247,7 +250,7 @@ static void zfs_from(int *err, struct json_object *o, struct zfs_info *z)
 	jget_str(err, o, "direct", z->direct, sizeof(z->direct));
 }
 
-static void target_from(int *err, struct json_object *o, void *item)
+void report_target_from(int *err, struct json_object *o, void *item)
 {
 	struct target_info *t = item;
 	struct json_object *enc, *zfs;
@@ -308,6 +311,14 @@ static void params_from(int *err, struct json_object *o, struct param_list *l)
 	}
 }
 
+/* A part of a workload (a fio job): since jobs were traced apart;
+ * absent for a workload of one part. */
+static void read_job(int *err, struct json_object *o, char job[NAME_LEN])
+{
+	if (jhas(o, "job"))
+		jget_str(err, o, "job", job, NAME_LEN);
+}
+
 static void workload_from(int *err, struct json_object *o, void *item)
 {
 	struct workload_info *w = item;
@@ -323,11 +334,13 @@ static void result_from(int *err, struct json_object *o, void *item)
 
 	jget_str(err, o, "target", r->target, sizeof(r->target));
 	jget_str(err, o, "workload", r->workload, sizeof(r->workload));
+	read_job(err, o, r->job);
 	jget_str(err, o, "metric", r->metric.name, sizeof(r->metric.name));
 	jget_str(err, o, "unit", r->metric.unit, sizeof(r->metric.unit));
 	jget_bool(err, o, "higher_is_better", &r->metric.higher_is_better);
 	read_doubles(err, o, "samples", MAX_SAMPLES, r->samples,
 		     &r->nr_samples);
+	report_traced_from(err, o, r);
 	jget_double(err, o, "mean", &r->s.mean);
 	jget_double(err, o, "sd", &r->s.sd);
 	jget_double(err, o, "min", &r->s.min);
@@ -366,6 +379,12 @@ static void result_from(int *err, struct json_object *o, void *item)
 		jctx_pop();
 	}
 	jctx_pop();
+	/* Read-side figures' bytes: since the page cache was counted. */
+	if (jhas(o, "read_bytes")) {
+		jget_double(err, o, "read_bytes", &r->read_bytes);
+		jget_double(err, o, "dev_read_bytes", &r->dev_read_bytes);
+		jget_int(err, o, "dev_samples", &r->dev_samples);
+	}
 }
 
 static void comparison_from(int *err, struct json_object *o, void *item)
@@ -380,15 +399,46 @@ static void comparison_from(int *err, struct json_object *o, void *item)
 	jget_pair(err, o, "welch_ci95", c->welch_ci95);
 	jget_double(err, o, "penalty_pct", &c->penalty_pct);
 	jget_pair(err, o, "penalty_ci95_pct", c->penalty_ci95_pct);
+	/* Files before Fieller's interval have no flag and finite ends. */
+	if (jhas(o, "penalty_ci95_unbounded"))
+		jget_bool(err, o, "penalty_ci95_unbounded",
+			  &c->penalty_unbounded);
+	if (isnan(c->penalty_ci95_pct[0]) || isnan(c->penalty_ci95_pct[1]))
+		c->penalty_unbounded = true;
 	jget_bool(err, o, "significant", &c->significant);
+	c->cached_pct = -1;
+	if (jhas(o, "cached")) {
+		jget_bool(err, o, "cached", &c->cached);
+		jget_double(err, o, "cached_pct", &c->cached_pct);
+	}
 }
 
 /* Slots were trimmed of trailing zeros (the caller zeroed the rest). */
+void report_slots_from(int *err, struct json_object *o, const char *key,
+		       uint64_t *slots)
+{
+	struct json_object *a;
+	size_t n = jget_array(err, o, key, SIZE_MAX, &a);
+
+	for (size_t i = 0; i < n && !*err; i++) {
+		struct json_object *v = json_object_array_get_idx(a, i);
+		uint64_t count = json_object_get_uint64(v);
+
+		if (!json_object_is_type(v, json_type_int) ||
+		    json_object_get_int64(v) < 0 || count == UINT64_MAX) {
+			jget_fail(err, -EINVAL, key, "entry %zu is not a count",
+				  i);
+			break;
+		}
+		/* A longer histogram folds into our open-ended last slot. */
+		slots[i < HIST_SLOTS ? i : HIST_SLOTS - 1] += count;
+	}
+}
+
 static void hist_from(int *err, struct json_object *o, uint64_t *slots)
 {
-	struct json_object *h = jget_object(err, o, "hist"), *a;
+	struct json_object *h = jget_object(err, o, "hist");
 	char unit[8] = "ns";
-	size_t n;
 
 	jctx_push("hist", -1);
 
@@ -396,20 +446,7 @@ static void hist_from(int *err, struct json_object *o, uint64_t *slots)
 	if (!*err && strcmp(unit, "ns"))
 		jget_fail(err, -EINVAL, "unit",
 			  "is \"%s\": only \"ns\" is known", unit);
-	n = jget_array(err, h, "slots", SIZE_MAX, &a);
-	for (size_t i = 0; i < n && !*err; i++) {
-		struct json_object *v = json_object_array_get_idx(a, i);
-		uint64_t count = json_object_get_uint64(v);
-
-		if (!json_object_is_type(v, json_type_int) ||
-		    json_object_get_int64(v) < 0 || count == UINT64_MAX) {
-			jget_fail(err, -EINVAL, "slots",
-				  "entry %zu is not a count", i);
-			break;
-		}
-		/* A longer histogram folds into our open-ended last slot. */
-		slots[i < HIST_SLOTS ? i : HIST_SLOTS - 1] += count;
-	}
+	report_slots_from(err, h, "slots", slots);
 	jctx_pop();
 }
 
@@ -469,6 +506,8 @@ static void layer_from(int *err, struct json_object *o, struct attribution *a)
 		jget_u64(err, o, "unseen", &l->unseen);
 	if (jhas(o, "unissued"))
 		jget_u64(err, o, "unissued", &l->unissued);
+	if (jhas(o, "calls")) /* since crypt's cipher calls were counted */
+		jget_u64(err, o, "calls", &l->calls);
 	hist_from(err, o, l->slots);
 }
 
@@ -482,6 +521,7 @@ static void attrib_from(int *err, struct json_object *o, void *item)
 		a->layers[l].layer = l;
 	jget_str(err, o, "target", a->target, sizeof(a->target));
 	jget_str(err, o, "workload", a->workload, sizeof(a->workload));
+	read_job(err, o, a->job);
 	read_op(err, o, &a->op);
 	jget_u64(err, o, "syscall_mean_ns", &a->syscall_mean_ns);
 	jget_u64(err, o, "missed_events", &a->missed_events);
@@ -507,6 +547,7 @@ static void attrib_from(int *err, struct json_object *o, void *item)
 			 "not recorded in this file");
 	}
 	report_wait_from(err, o, &a->wait);
+	report_aio_from(err, o, &a->aio);
 }
 
 static void verdict_from(int *err, struct json_object *o, void *item)
@@ -515,10 +556,29 @@ static void verdict_from(int *err, struct json_object *o, void *item)
 
 	jget_str(err, o, "target", v->target, sizeof(v->target));
 	jget_str(err, o, "workload", v->workload, sizeof(v->workload));
+	read_job(err, o, v->job);
 	read_op(err, o, &v->op);
 	jget_str(err, o, "summary", v->summary, sizeof(v->summary));
 	read_strs(err, o, "evidence", MAX_EVIDENCE, v->evidence,
 		  &v->nr_evidence);
+	/* Absent before the short report: no line of its own (the summary
+	 * stands in), and the reads and writes are its headlines. */
+	if (jhas(o, "brief"))
+		jget_str(err, o, "brief", v->brief, sizeof(v->brief));
+	if (jhas(o, "phase_ns"))
+		jget_double(err, o, "phase_ns", &v->phase_ns);
+	if (jhas(o, "headline"))
+		jget_bool(err, o, "headline", &v->headline);
+	else
+		v->headline = v->op == EB_OP_READ || v->op == EB_OP_WRITE;
+}
+
+static void skipped_from(int *err, struct json_object *o, void *item)
+{
+	struct skipped_target *s = item;
+
+	jget_str(err, o, "kind", s->kind, sizeof(s->kind));
+	jget_str(err, o, "reason", s->reason, sizeof(s->reason));
 }
 
 static int results_from(struct json_object *root, struct results *r)
@@ -536,7 +596,11 @@ static int results_from(struct json_object *root, struct results *r)
 	meta_from(&err, meta, &r->meta);
 	jctx_pop();
 	READ_ARRAY(&err, root, "targets", r->targets, MAX_TARGETS,
-		   &r->nr_targets, target_from);
+		   &r->nr_targets, report_target_from);
+	/* Always written; optional for hand-made files (the fuzz corpus). */
+	if (jhas(root, "skipped_targets"))
+		READ_ARRAY(&err, root, "skipped_targets", r->skipped,
+			   MAX_TARGETS, &r->nr_skipped, skipped_from);
 	READ_ARRAY(&err, root, "workloads", r->workloads, MAX_WORKLOADS,
 		   &r->nr_workloads, workload_from);
 	READ_ARRAY(&err, root, "results", r->results, MAX_RESULTS,
@@ -547,6 +611,12 @@ static int results_from(struct json_object *root, struct results *r)
 		   &r->nr_attrib, attrib_from);
 	READ_ARRAY(&err, root, "verdicts", r->verdicts, MAX_ATTRIB,
 		   &r->nr_verdicts, verdict_from);
+	if (!err)
+		report_tune_from(&err, root, &r->tune);
+	if (jhas(root, "tracer_costs"))
+		READ_ARRAY(&err, root, "tracer_costs", r->costs,
+			   MAX_TARGETS * MAX_WORKLOADS, &r->nr_costs,
+			   report_cost_from);
 	return err;
 }
 

@@ -77,6 +77,15 @@ int jadd_double(struct json_object *o, const char *key, double d)
 	return jadd(o, key, jdouble(d));
 }
 
+struct json_object *jbuilt(struct json_object *o, int err)
+{
+	if (err) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 int jappend(struct json_object *a, struct json_object *v)
 {
 	if (!v)

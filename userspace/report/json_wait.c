@@ -43,11 +43,7 @@ static struct json_object *workers_json(const struct wait_result *w)
 				w->workers[k].bytes_oncpu_ns);
 		err |= jadd(o, worker_names[k], e);
 	}
-	if (err) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return jbuilt(o, err);
 }
 
 /* cpu-wait by whom the caller waited behind: the workers, then "other". */
@@ -69,11 +65,28 @@ static struct json_object *behind_json(const struct wait_result *w)
 		err |= jadd_u64(e, "samples", w->behind_samples[k]);
 		err |= jadd(o, behind_name(k), e);
 	}
-	if (err) {
-		json_object_put(o);
-		return NULL;
+	return jbuilt(o, err);
+}
+
+/* The tasks that held the CPUs while the caller was runnable. */
+static struct json_object *holders_json(const struct wait_result *w)
+{
+	struct json_object *a = json_object_new_array();
+	int err = !a;
+
+	for (int i = 0; !err && i < w->nr_cpu_holders; i++) {
+		const struct cpu_holder *h = &w->cpu_holders[i];
+		struct json_object *e = json_object_new_object();
+
+		err |= !e;
+		err |= jadd_str(e, "comm", h->comm);
+		err |= jadd_u64(e, "pid", h->pid);
+		err |= jadd_u64(e, "tgid", h->tgid);
+		err |= jadd_u64(e, "samples", h->samples);
+		err |= jadd_u64(e, "ns", h->ns);
+		err |= jappend(a, e);
 	}
-	return o;
+	return jbuilt(a, err);
 }
 
 /* Wakeups by ZFS taskq threads and what they gave to each component. */
@@ -86,11 +99,7 @@ static struct json_object *zfs_json(const struct wait_result *w)
 	err |= jadd_u64(o, "crypt_ns", w->zfs_crypt_ns);
 	err |= jadd_u64(o, "device_ns", w->zfs_device_ns);
 	err |= jadd_u64(o, "pipeline_ns", w->zfs_pipeline_ns);
-	if (err) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return jbuilt(o, err);
 }
 
 /* Wakeups by dm-crypt's write thread itself: all, and those split along
@@ -103,11 +112,7 @@ static struct json_object *dmw_json(const struct wait_result *w)
 	err |= jadd_u64(o, "wakeups", w->dmw_wakeups);
 	err |= jadd_u64(o, "ns", w->dmw_waker_ns);
 	err |= jadd_u64(o, "chained", w->dmw_chained);
-	if (err) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return jbuilt(o, err);
 }
 
 /* The target's writeback workers' CPU samples (op write). */
@@ -126,11 +131,7 @@ static struct json_object *writeback_json(const struct wait_result *w)
 	err |= jadd_u64(o, "runq_ns", w->writeback.runq_ns);
 	err |= jadd_u64(o, "crypt_ns", w->writeback.crypt_ns);
 	err |= jadd_u64(o, "fs_ns", w->writeback.fs_ns);
-	if (err) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return jbuilt(o, err);
 }
 
 struct json_object *report_wait_json(const struct wait_result *w)
@@ -157,10 +158,12 @@ struct json_object *report_wait_json(const struct wait_result *w)
 	err |= jadd_u64(o, "dev_bytes", w->dev_bytes);
 	err |= jadd_int(o, "nr_cpus", w->nr_cpus);
 	err |= jadd(o, "cpu_wait_behind", behind_json(w));
+	err |= jadd(o, "cpu_holders", holders_json(w));
 	err |= jadd(o, "workers", workers_json(w));
 	err |= jadd(o, "zfs_taskq_wakers", zfs_json(w));
 	err |= jadd(o, "dmcrypt_write_wakers", dmw_json(w));
 	err |= jadd(o, "writeback_workers", writeback_json(w));
+	err |= o ? report_why_json(o, w) : 1;
 	if (err) {
 		json_object_put(ns);
 		json_object_put(o);
@@ -170,6 +173,26 @@ struct json_object *report_wait_json(const struct wait_result *w)
 }
 
 /* Absent in results.json from before the decomposition: not available. */
+static void holders_read(int *err, struct json_object *o, struct wait_result *w)
+{
+	struct json_object *a;
+	size_t n = jget_array(err, o, "cpu_holders", TOP_CPU_HOLDERS, &a);
+
+	w->nr_cpu_holders = (int)n;
+	for (size_t i = 0; a && i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(a, i);
+		struct cpu_holder *h = &w->cpu_holders[i];
+
+		jctx_push("cpu_holders", (long)i);
+		jget_str(err, e, "comm", h->comm, sizeof(h->comm));
+		jget_uint(err, e, "pid", &h->pid);
+		jget_uint(err, e, "tgid", &h->tgid);
+		jget_u64(err, e, "samples", &h->samples);
+		jget_u64(err, e, "ns", &h->ns);
+		jctx_pop();
+	}
+}
+
 void report_wait_from(int *err, struct json_object *parent,
 		      struct wait_result *w)
 {
@@ -210,6 +233,9 @@ void report_wait_from(int *err, struct json_object *parent,
 		jget_u64(err, e, "ns", &w->cpu_wait_behind_ns[k]);
 		jget_u64(err, e, "samples", &w->behind_samples[k]);
 	}
+	/* Absent from results.json before they were recorded. */
+	if (jhas(o, "cpu_holders"))
+		holders_read(err, o, w);
 	/* Absent from results.json before the ZFS taskq chain. */
 	ks = jhas(o, "zfs_taskq_wakers")
 		     ? jget_object(err, o, "zfs_taskq_wakers")
@@ -247,6 +273,7 @@ void report_wait_from(int *err, struct json_object *parent,
 		jget_u64(err, ks, "crypt_ns", &w->writeback.crypt_ns);
 		jget_u64(err, ks, "fs_ns", &w->writeback.fs_ns);
 	}
+	report_why_from(err, o, w);
 	ks = jget_object(err, o, "workers");
 	for (int k = 0; ks && k < NR_WORKER_KINDS; k++) {
 		struct json_object *e;

@@ -5,7 +5,8 @@
  * mean and interval and each penalty and its interval as gauges, each
  * layer's log2 latency histogram as a histogram in seconds (cumulative
  * buckets at the slots' upper bounds). Labels: host, kernel, target,
- * workload, and metric or op and layer. Values are only formatted here.
+ * workload, and metric or op and layer (and workload_job for a part of
+ * a workload traced apart, a fio job). Values are only formatted here.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -86,6 +87,9 @@ static void penalty_gauge(FILE *out, const struct results *r, const char *name,
 				     c->penalty_ci95_pct[0] / 100,
 				     c->penalty_ci95_pct[1] / 100};
 
+		/* Served from the page cache: no penalty is claimed. */
+		if (c->cached)
+			continue;
 		fprintf(out, "%s{", name);
 		host_labels(out, r, c->target, c->workload);
 		label(out, "metric", c->metric, false);
@@ -102,6 +106,9 @@ static void layer_series(FILE *out, const char *name, const char *suffix,
 {
 	fprintf(out, "%s%s{", name, suffix);
 	host_labels(out, r, a->target, a->workload);
+	/* A part traced apart (a fio job); not "job", Prometheus' own. */
+	if (a->job[0])
+		label(out, "workload_job", a->job, false);
 	label(out, "op", op_name(a->op), false);
 	label(out, "layer", layer_name(layer), false);
 	if (le)
@@ -149,6 +156,42 @@ static void histogram(FILE *out, const struct results *r)
 	}
 }
 
+/* tune: each ranked variant's penalty on the score, and its rank. */
+static void tune_series(FILE *out, const struct results *r)
+{
+	static const char *const name[4] = {
+		"encbench_tune_penalty_ratio",
+		"encbench_tune_penalty_ci95_low_ratio",
+		"encbench_tune_penalty_ci95_high_ratio", "encbench_tune_rank"};
+	static const char *const help[4] = {
+		"A tune variant's penalty against plain on the ranking score.",
+		"Low end of its 95 % interval (Fieller; NaN: unbounded).",
+		"High end of its 95 % interval (Fieller; NaN: unbounded).",
+		"Its rank, 1 the best; variants no interval separates from the best share 1."};
+	const struct tune_result *tr = &r->tune;
+
+	for (int k = 0; k < 4; k++) {
+		family(out, name[k], "gauge", help[k]);
+		for (int i = 0; i < tr->nr_variants && i < MAX_VARIANTS; i++) {
+			const struct tune_variant *v = &tr->v[i];
+			const double x[4] = {v->penalty_pct / 100,
+					     v->penalty_ci95_pct[0] / 100,
+					     v->penalty_ci95_pct[1] / 100,
+					     v->rank};
+
+			if (!v->ranked)
+				continue;
+			fprintf(out, "%s{", name[k]);
+			host_labels(out, r, v->name, tr->workload);
+			label(out, "kind", tr->kind, false);
+			label(out, "axis", v->axis, false);
+			label(out, "settings", v->settings, false);
+			fputc('}', out);
+			value(out, x[k]);
+		}
+	}
+}
+
 static void write_metrics(FILE *out, const struct results *r)
 {
 	static const struct {
@@ -163,9 +206,11 @@ static void write_metrics(FILE *out, const struct results *r)
 		     "How much worse than the baseline, as a fraction "
 		     "(0.5 = 50 % worse)."},
 		    {"encbench_penalty_ci95_low_ratio",
-		     "Low end of the penalty's 95 % interval (Welch)."},
+		     "Low end of the penalty's 95 % interval (Fieller's, of "
+		     "the ratio of means; NaN: unbounded)."},
 		    {"encbench_penalty_ci95_high_ratio",
-		     "High end of the penalty's 95 % interval (Welch)."}};
+		     "High end of the penalty's 95 % interval (Fieller's, of "
+		     "the ratio of means; NaN: unbounded)."}};
 
 	for (int k = 0; k < 3; k++) {
 		family(out, res[k].name, "gauge", res[k].help);
@@ -176,6 +221,8 @@ static void write_metrics(FILE *out, const struct results *r)
 		penalty_gauge(out, r, pen[k].name, k);
 	}
 	histogram(out, r);
+	if (r->tune.on)
+		tune_series(out, r);
 	fputs("# EOF\n", out);
 }
 

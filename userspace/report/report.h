@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * report/: the writers. May include: stats/, common/ and the ABI headers
+ * of bpf/. Never the tracer or libbpf: a report is made from a saved run.
+ *
  * Report writers: they format a finished struct results and compute
  * nothing. One JSON path (json-c) serves results.json, `probe --json` and
  * reading results back.
@@ -13,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "../common/results.h"
+#include "../common/snapshot.h"
 
 /* results.json: one document, made once from r, written into dir (when
  * not NULL) whole or not at all, never over a file that exists (see
@@ -26,6 +30,27 @@ int report_read_json(const char *path, struct results *r);
 /* The same for a document in memory (the fuzz target's way in). */
 int report_parse_results(const char *name, const char *text, size_t len,
 			 struct results *r);
+/* A snapshot (common/snapshot.h) as dir/<report_snapshot_name>, whole
+ * or not at all, never over a file that exists; 0 or negative errno. */
+int report_write_snapshot(const struct snapshot *s, const char *dir);
+/* Each of snaps[0..n) into dir/snapshots/ (made if missing). */
+int report_write_snapshots(struct snapshot *const *snaps, int n,
+			   const char *dir);
+/* "01-plain-dd.json": seq, target, workload. */
+void report_snapshot_name(const struct snapshot *s, char *buf, size_t len);
+/* A snapshot file back into *s (free with snapshot_free, also after a
+ * failure): a version this reader knows, every member there and in
+ * range; else one line naming the file and the member (or the version),
+ * and negative errno. */
+int report_read_snapshot(const char *path, struct snapshot *s);
+/* Every dir/snapshots/ *.json, by name, into *out (n of them; free with
+ * report_free_snapshots); one line naming the file when one is not a
+ * snapshot, or naming the folder when it holds none. 0 or negative errno. */
+int report_read_snapshots(const char *dir, struct snapshot ***out, int *n);
+void report_free_snapshots(struct snapshot **snaps, int n);
+/* The same for a document in memory (the fuzz target's way in). */
+int report_parse_snapshot(const char *name, const char *text, size_t len,
+			  struct snapshot *s);
 /* The capability object used both in results.json meta and `probe --json`. */
 struct json_object *report_caps_json(const struct capabilities *caps);
 int report_caps_from_json(struct json_object *o, struct capabilities *caps);
@@ -66,9 +91,22 @@ int report_write_document(const char *dir, const char *name,
 /* `probe --json`: the capabilities on out; 0 or -ENOMEM. */
 int report_print_caps_json(const struct capabilities *caps, FILE *out);
 
-/* Terminal: comparison table, attribution table, histograms (unless
- * !histograms), verdicts and caveats. */
+/* The full report: comparison table, attribution table, histograms
+ * (unless !histograms), verdicts with their evidence, and caveats. */
 void report_print_text(const struct results *r, FILE *out, bool histograms);
+/* The same, histograms included, as dir/report.txt (never replaced). */
+int report_write_text(const struct results *r, const char *dir);
+/* The first screen (text_short.c): a header line, a line per target, the
+ * results tables and the ZFS report's sentences, the caveats, then one
+ * line per headline verdict, and where the full report is (full_at). */
+void report_print_short(const struct results *r, FILE *out,
+			const char *full_at);
+/* The short form (report_print_short, full_at saying how to get the
+ * full one), or with full or hist the full text, hist with histograms. */
+void report_print_form(const struct results *r, FILE *out, bool full, bool hist,
+		       const char *full_at);
+/* Its verdicts alone, a line each (`trace --quiet`). */
+void report_print_headlines(const struct results *r, FILE *out);
 /* n runs (from several hosts) in one table, one column per host. */
 void report_print_merged(const struct results *const *runs, int n, FILE *out);
 void report_print_caps(const struct capabilities *caps, FILE *out);

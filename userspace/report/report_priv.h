@@ -38,11 +38,21 @@ struct json_object *jdouble(double d);
 struct json_object *jdouble_array(const double *d, int n);
 /* Append v to array a; same contract as jadd. */
 int jappend(struct json_object *a, struct json_object *v);
+/* Finish an object or array built with OR-ed jadd/jappend results: o, or
+ * NULL (o put) when err is set. */
+struct json_object *jbuilt(struct json_object *o, int err);
 /* The whole results model as the results.json document (json.c); NULL
  * when out of memory. The caller puts it. */
 struct json_object *report_results_json(const struct results *r);
 /* One struct comparison (item) as results.json's comparisons hold it. */
 struct json_object *report_comparison_json(const void *item);
+/* json_cost.c: a result's traced iterations and observer effect, added
+ * to its object o (0, -1 out of memory), and read back (optional);
+ * one struct tracer_cost (item), and read back. */
+int report_traced_json(struct json_object *o, const struct result *r);
+void report_traced_from(int *err, struct json_object *o, struct result *r);
+struct json_object *report_cost_json(const void *item);
+void report_cost_from(int *err, struct json_object *o, void *item);
 /* meta.options as results.json holds it, and as one line of that JSON
  * (run.log, report.html). */
 struct json_object *report_options_json(const struct run_options *r);
@@ -161,14 +171,75 @@ static inline int report_decimals(double v)
 }
 /* Section (b) of the text report: attribution tables. */
 void report_print_attribution(const struct results *r, FILE *out);
+/* text.c: one workload's results table and the ZFS report's sentences;
+ * !full: without the rusage rows and with a one-line legend. */
+void report_print_workload(const struct results *r, const char *wl, FILE *out,
+			   bool full);
+/* print(r, mem, arg) into memory, then escaped onto out (text.c). */
+void report_print_safe(const struct results *r, FILE *out,
+		       void (*print)(const struct results *r, FILE *out,
+				     const void *arg),
+		       const void *arg);
+/* tune's ranking and recommendation (text_tune.c). */
+void report_print_tune(const struct results *r, FILE *out);
+/* tune: had a variant before `target` this note already? (Said once.) */
+bool report_noted_before(const struct results *r, int target, const char *note);
+/* The targets' notes under heading, each once under tune (text.c). */
+void report_print_notes(const struct results *r, const char *heading,
+			FILE *out);
 /* Section (c) of the text report: every non-empty histogram. */
 void report_print_histograms(const struct results *r, FILE *out);
 
+/* A target as results.json's targets[] hold it (json.c), and back
+ * (json_read.c); the snapshot files use the same. */
+struct json_object *report_target_json(const void *item);
+void report_target_from(int *err, struct json_object *o, void *item);
+/* A log2 histogram's slots, trailing empty ones left out, and back. */
+struct json_object *report_slots_json(const uint64_t *slots);
+void report_slots_from(int *err, struct json_object *o, const char *key,
+		       uint64_t *slots);
+
+struct snap_aio;
+/* json_aio.c: an attribution's "aio" object, and a snapshot's raw
+ * counters, written and read back (absent: not available). */
+struct json_object *report_aio_json(const struct aio_result *a);
+void report_aio_from(int *err, struct json_object *parent,
+		     struct aio_result *a);
+struct json_object *report_snap_aio_json(const struct snap_aio *a);
+void report_snap_aio_from(int *err, struct json_object *root,
+			  struct snap_aio *a);
 /* json_wait.c: an attribution's "wait" object. */
+/* json_why.c: why the caller blocked, into and out of the "wait"
+ * object o (0 or non-zero on failure). */
+int report_why_json(struct json_object *o, const struct wait_result *w);
+void report_why_from(int *err, struct json_object *o, struct wait_result *w);
 struct json_object *report_wait_json(const struct wait_result *w);
 void report_wait_from(int *err, struct json_object *parent,
 		      struct wait_result *w);
+/* json_tune.c: results.json's "tune" object, written and read back
+ * (absent from a run's document: r->tune stays off). */
+struct json_object *report_tune_json(const struct tune_result *t);
+void report_tune_from(int *err, struct json_object *doc, struct tune_result *t);
 /* text_wait.c: the wait decomposition of one attribution. */
 void report_print_wait(const struct attribution *a, FILE *out);
+
+/* text_cost.c: on the first screen, a warning per target and metric
+ * where tracing added more than OBSERVER_WARN_PCT % (the traced
+ * iterations against the untraced ones); in the details, the observer
+ * effect per target and metric, and what the tracer's programs cost. */
+#define OBSERVER_WARN_PCT 10.0
+/* Whether x's observer effect is warned of: more than OBSERVER_WARN_PCT
+ * and significant (its 95 % interval excludes none added). Two traced
+ * iterations' wide interval, e.g. +46.7 % [-533, +627], warns of
+ * nothing: the details still show it. */
+bool report_observer_warns(const struct result *x);
+void report_print_observer_warning(const struct results *r, FILE *out);
+/* The same in one line, for the short report. */
+void report_print_observer_line(const struct results *r, FILE *out);
+void report_print_observer(const struct results *r, FILE *out);
+void report_print_costs(const struct results *r, FILE *out);
+/* html_cost.c: the same in report.html (header warning, a section). */
+void report_html_observer_warning(FILE *out, const struct results *r);
+void report_html_costs(FILE *out, const struct results *const *runs, int n);
 
 #endif /* ENCBENCH_REPORT_PRIV_H */

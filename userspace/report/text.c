@@ -7,15 +7,19 @@
  *      (text_attrib.c);
  *  (c) latency histograms (text_hist.c);
  *  (d) verdicts, then every caveat the targets recorded.
+ * That is report.txt, and the screen's with --verbose; the first screen
+ * is text_short.c's.
  * It formats the model only; the one arithmetic done here is turning
  * rusage means into a penalty for display.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "report_priv.h"
 #include "report.h"
+#include "../common/fmt_ci.h"
 
 #define COL_METRIC  16
 #define COL_TARGET  16
@@ -179,7 +183,7 @@ static void print_header(const struct results *r, const struct table *t,
 static void print_metric_row(const struct results *r, const struct table *t,
 			     const char *wl, const char *metric, FILE *out)
 {
-	char a[32], b[32], text[80];
+	char a[32], b[32], text[80], ci[FMT_CI_LEN];
 	struct row row = {.n = 0};
 
 	cell(&row, COL_METRIC, metric);
@@ -199,14 +203,24 @@ static void print_metric_row(const struct results *r, const struct table *t,
 			find_cmp(r, r->targets[k].name, wl, metric);
 
 		snprintf(text, sizeof(text), "-");
-		if (c)
+		if (c && c->cached)
+			snprintf(text, sizeof(text), "cached:");
+		else if (c)
 			snprintf(text, sizeof(text), "%s%+.1f %%",
 				 c->significant ? "" : "~", c->penalty_pct);
 		cell(&row, t->w_pen[k], text);
-		if (c)
-			snprintf(text, sizeof(text), "[%+.1f, %+.1f] %%",
-				 c->penalty_ci95_pct[0],
-				 c->penalty_ci95_pct[1]);
+		/* Served from memory: neither a penalty nor a CI of the disk.
+		 */
+		if (c && c->cached)
+			snprintf(text, sizeof(text),
+				 "not a disk figure (%.0f %% from the page "
+				 "cache)",
+				 c->cached_pct);
+		else if (c)
+			snprintf(text, sizeof(text), "%s%s",
+				 fmt_ci(ci, sizeof(ci), c->penalty_ci95_pct, 1,
+					true),
+				 c->penalty_unbounded ? "" : " %");
 		cell(&row, t->w_ci[k], text);
 	}
 	row_end(&row, out);
@@ -327,7 +341,18 @@ static void print_sentences(const struct results *r, const char *wl,
 	}
 }
 
-static void print_workload(const struct results *r, const char *wl, FILE *out)
+/* The figures of wl are untraced iterations, traced ones apart. */
+static bool traced_apart(const struct results *r, const char *wl)
+{
+	for (int i = 0; i < r->nr_results && i < MAX_RESULTS; i++)
+		if (!strcmp(r->results[i].workload, wl) &&
+		    r->results[i].nr_traced > 0)
+			return true;
+	return false;
+}
+
+void report_print_workload(const struct results *r, const char *wl, FILE *out,
+			   bool full)
 {
 	const char *metrics[MAX_METRICS];
 	int nm = 0, nmin = MAX_SAMPLES, nmax = 0;
@@ -350,25 +375,40 @@ static void print_workload(const struct results *r, const char *wl, FILE *out)
 	if (!nm)
 		return;
 	if (nmin == nmax)
-		fprintf(out, "\n%s: mean +- sd of %d runs per target\n", wl,
-			nmax);
+		fprintf(out, "\n%s: mean +- sd of %d%s runs per target%s\n", wl,
+			nmax, traced_apart(r, wl) ? " untraced" : "",
+			traced_apart(r, wl) ? " (traced ones apart)" : "");
 	else
-		fprintf(out, "\n%s: mean +- sd of %d to %d runs per target\n",
-			wl, nmin, nmax);
+		fprintf(out,
+			"\n%s: mean +- sd of %d to %d%s runs per target%s\n",
+			wl, nmin, nmax, traced_apart(r, wl) ? " untraced" : "",
+			traced_apart(r, wl) ? " (traced ones apart)" : "");
 	table_init(r, &t);
 	print_header(r, &t, out);
 	for (int k = 0; k < nm; k++) {
 		print_metric_row(r, &t, wl, metrics[k], out);
-		if (!k || !same_child(r, &t, wl, metrics[k - 1], metrics[k]))
+		if (full &&
+		    (!k || !same_child(r, &t, wl, metrics[k - 1], metrics[k])))
 			rusage |= print_rusage_rows(r, &t, wl, metrics[k], out);
 	}
 	if (nr_targets(r) < 2)
 		return;
+	if (!full) {
+		fprintf(out,
+			"penalty: how much worse than %s (positive = worse), "
+			"95%% CI of the ratio of means (Fieller); ~ not "
+			"significant (Welch's t-test)\n",
+			r->targets[0].name);
+		print_sentences(r, wl, metrics, nm, out);
+		return;
+	}
 	fprintf(out,
 		"penalty: how much worse than %s, positive = worse (more time,"
 		" or less\nthroughput counted as more time per unit of work)."
-		" 95%% CI: Welch's t-test.\n~ marks a difference that is not "
-		"significant (its CI includes 0).\n",
+		" 95%% CI: Fieller's for the ratio of\nthe means, both means' "
+		"errors in it (Welch's df); unbounded where the baseline's\n"
+		"mean is not told from 0. ~ marks a difference that is not "
+		"significant\n(Welch's t-test: the CI includes 0).\n",
 		r->targets[0].name);
 	if (rusage)
 		fprintf(out, "elapsed/user/system: per-run means from "
@@ -422,30 +462,79 @@ void report_print_target(FILE *out, const struct target_info *t, bool baseline,
 		fprintf(out, "    note: %s\n", t->notes[i]);
 }
 
-static void print_closing(const struct results *r, FILE *out)
+/* "fio", or "fio job seq-read (rw=read bs=4k iodepth=4 ...)": a part of
+ * a workload traced apart, as its parameters describe it. */
+static const char *workload_label(const struct results *r, const char *wl,
+				  const char *job, char *buf, size_t len)
+{
+	char key[NAME_LEN];
+
+	snprintf(buf, len, "%s", wl);
+	if (!job[0])
+		return buf;
+	snprintf(buf, len, "%s job %s", wl, job);
+	snprintf(key, sizeof(key), "job %s", job);
+	for (int i = 0; i < r->nr_workloads && i < MAX_WORKLOADS; i++) {
+		const struct param_list *pl = &r->workloads[i].params;
+
+		if (strcmp(r->workloads[i].name, wl))
+			continue;
+		for (int k = 0; k < pl->n && k < MAX_PARAMS; k++)
+			if (!strcmp(pl->p[k].key, key))
+				snprintf(buf, len, "%s job %s (%s)", wl, job,
+					 pl->p[k].str);
+	}
+	return buf;
+}
+
+bool report_noted_before(const struct results *r, int target, const char *note)
+{
+	for (int i = 0; i < target; i++)
+		for (int n = 0; n < r->targets[i].nr_notes && n < MAX_NOTES;
+		     n++)
+			if (!strcmp(r->targets[i].notes[n], note))
+				return true;
+	return false;
+}
+
+void report_print_notes(const struct results *r, const char *heading, FILE *out)
 {
 	bool any = false;
 
-	if (r->nr_verdicts > 0)
-		fprintf(out, "\nVerdicts\n");
-	for (int i = 0; i < r->nr_verdicts && i < MAX_ATTRIB; i++) {
-		const struct verdict *v = &r->verdicts[i];
-
-		fprintf(out, "  %s, %s, %s: %s\n", v->target, v->workload,
-			op_name(v->op), v->summary);
-		for (int e = 0; e < v->nr_evidence && e < MAX_EVIDENCE; e++)
-			fprintf(out, "    - %s\n", v->evidence[e]);
-	}
 	for (int i = 0; i < r->nr_targets && i < MAX_TARGETS; i++) {
 		const struct target_info *t = &r->targets[i];
 
 		for (int n = 0; n < t->nr_notes && n < MAX_NOTES; n++) {
+			if (r->tune.on &&
+			    report_noted_before(r, i, t->notes[n]))
+				continue;
 			if (!any)
-				fprintf(out, "\nNotes and caveats\n");
+				fprintf(out, "\n%s\n", heading);
 			any = true;
 			fprintf(out, "  %s: %s\n", t->name, t->notes[n]);
 		}
 	}
+}
+
+static void print_closing(const struct results *r, FILE *out)
+{
+	char label[DETAIL_LEN + 2 * NAME_LEN];
+
+	/* tune: the ranking says it per variant; results.json has them. */
+	if (r->nr_verdicts > 0 && !r->tune.on)
+		fprintf(out, "\nVerdicts\n");
+	for (int i = 0; i < r->nr_verdicts && i < MAX_ATTRIB && !r->tune.on;
+	     i++) {
+		const struct verdict *v = &r->verdicts[i];
+
+		fprintf(out, "  %s, %s, %s: %s\n", v->target,
+			workload_label(r, v->workload, v->job, label,
+				       sizeof(label)),
+			op_name(v->op), v->summary);
+		for (int e = 0; e < v->nr_evidence && e < MAX_EVIDENCE; e++)
+			fprintf(out, "    - %s\n", v->evidence[e]);
+	}
+	report_print_notes(r, "Notes and caveats", out);
 }
 
 static void print_text(const struct results *r, FILE *out, bool histograms)
@@ -458,18 +547,34 @@ static void print_text(const struct results *r, FILE *out, bool histograms)
 		m->caps.cpu_aes ? "yes" : "no");
 	fprintf(out, "Page cache dropped before reads: %s\n",
 		m->dropped_caches ? "yes" : "no");
+	report_print_observer_warning(r, out);
 	fprintf(out, "\nTargets\n");
 	for (int i = 0; i < r->nr_targets && i < MAX_TARGETS; i++)
-		report_print_target(out, &r->targets[i], i == 0, false);
+		if (r->tune.on) /* one line each: run.log has the rest */
+			fprintf(out, "  %s: %s%s%s\n", r->targets[i].name,
+				r->targets[i].verification,
+				r->targets[i].encryption.driver[0] ? ", by "
+								   : "",
+				r->targets[i].encryption.driver);
+		else
+			report_print_target(out, &r->targets[i], i == 0, false);
 	for (int i = 0; i < r->nr_skipped && i < MAX_TARGETS; i++)
 		fprintf(out, "  %s: skipped: %s\n", r->skipped[i].kind,
 			r->skipped[i].reason);
 
+	if (r->tune.on) {
+		/* Per variant, the tables are in results.json and run.log. */
+		report_print_tune(r, out);
+		print_closing(r, out);
+		return;
+	}
 	fprintf(out, "\nResults\n");
 	for (int w = 0; w < r->nr_workloads && w < MAX_WORKLOADS; w++)
-		print_workload(r, r->workloads[w].name, out);
+		report_print_workload(r, r->workloads[w].name, out, true);
 
 	report_print_attribution(r, out);
+	report_print_observer(r, out);
+	report_print_costs(r, out);
 	if (histograms)
 		report_print_histograms(r, out);
 	print_closing(r, out);
@@ -477,7 +582,10 @@ static void print_text(const struct results *r, FILE *out, bool histograms)
 
 /* Every string may come from a file someone handed us: the whole text is
  * made first, then escaped on its way to the terminal. */
-void report_print_text(const struct results *r, FILE *out, bool histograms)
+void report_print_safe(const struct results *r, FILE *out,
+		       void (*print)(const struct results *r, FILE *out,
+				     const void *arg),
+		       const void *arg)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -485,8 +593,29 @@ void report_print_text(const struct results *r, FILE *out, bool histograms)
 
 	if (!mem)
 		return;
-	print_text(r, mem, histograms);
+	print(r, mem, arg);
 	if (fclose(mem) == 0)
 		report_put_safe(out, text, len);
 	free(text);
+}
+
+static void print_full(const struct results *r, FILE *out, const void *arg)
+{
+	print_text(r, out, *(const bool *)arg);
+}
+
+void report_print_text(const struct results *r, FILE *out, bool histograms)
+{
+	report_print_safe(r, out, print_full, &histograms);
+}
+
+static int build_text(FILE *out, const void *arg)
+{
+	report_print_text(arg, out, true);
+	return ferror(out) ? -ENOMEM : 0;
+}
+
+int report_write_text(const struct results *r, const char *dir)
+{
+	return report_write_built(dir, "report.txt", build_text, r);
 }

@@ -81,8 +81,9 @@ static void print_attrib(const struct attribution *a, FILE *out)
 
 	/* The syscall layer groups a family per op (trace.c's sys_table):
 	 * say which, or "one write call" hides that fsync is one of them. */
-	fprintf(out, "\n%s, %s, %s: %s calls take %s on average\n", a->target,
-		a->workload, op_name(a->op), op_calls_of(a->op),
+	fprintf(out, "\n%s, %s%s%s, %s: %s calls take %s on average\n",
+		a->target, a->workload, a->job[0] ? " job " : "", a->job,
+		op_name(a->op), op_calls_of(a->op),
 		fmt_ns(mean, sizeof(mean), a->syscall_mean_ns));
 	fprintf(out, "  per-item latencies (items overlap: not shares):\n");
 	fprintf(out, "  %-13s %8s %10s %10s %7s  %s\n", "layer", "count",

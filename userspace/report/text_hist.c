@@ -65,8 +65,9 @@ static void print_hist(const struct attribution *a,
 	if (first < 0)
 		return;
 	u = pick_unit(first);
-	fprintf(out, "\n%s, %s, %s, layer %s (%s):\n", a->target, a->workload,
-		op_name(a->op), layer_name(l->layer), u.name);
+	fprintf(out, "\n%s, %s%s%s, %s, layer %s (%s):\n", a->target,
+		a->workload, a->job[0] ? " job " : "", a->job, op_name(a->op),
+		layer_name(l->layer), u.name);
 	fprintf(out, "%*s%-*s : count    distribution\n", 5, "", 19, u.name);
 	for (int s = first; s <= last; s++) {
 		char lo[24], hi[24], bar[STARS + 1];

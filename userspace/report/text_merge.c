@@ -9,6 +9,7 @@
 
 #include "report_priv.h"
 #include "report.h"
+#include "../common/fmt_ci.h"
 
 #define COL_ROW	 28
 #define COL_HOST 30
@@ -107,13 +108,14 @@ static void print_penalty_row(const struct results *const *runs, int n,
 	fprintf(out, "%-*s", COL_ROW, label);
 	for (int i = 0; i < n; i++) {
 		const struct comparison *c = cmp_of(runs[i], k);
+		char ci[FMT_CI_LEN];
 
 		snprintf(cell, sizeof(cell), "-");
 		if (c)
-			snprintf(
-				cell, sizeof(cell), "%s%+.1f %% [%+.1f, %+.1f]",
-				c->significant ? "" : "~", c->penalty_pct,
-				c->penalty_ci95_pct[0], c->penalty_ci95_pct[1]);
+			snprintf(cell, sizeof(cell), "%s%+.1f %% %s",
+				 c->significant ? "" : "~", c->penalty_pct,
+				 fmt_ci(ci, sizeof(ci), c->penalty_ci95_pct, 1,
+					true));
 		put_cell(out, cell, i == n - 1);
 	}
 }
@@ -148,5 +150,6 @@ void report_print_merged(const struct results *const *runs, int n, FILE *out)
 		}
 	}
 	fprintf(out, "\npenalty: against each host's own baseline, 95 %% CI "
-		     "(Welch); ~ marks one that is not significant.\n");
+		     "of the ratio of means (Fieller); ~ marks one that is "
+		     "not significant.\n");
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Sample statistics, Welch's two-sample interval and log2 histogram
- * helpers. Everything here is a pure function of its arguments.
+ * Sample statistics, Welch's two-sample interval (the penalty's, a
+ * ratio's, is in ratio.c) and log2 histogram helpers. Everything here is
+ * a pure function of its arguments.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -78,7 +79,7 @@ static double t_two_tail(double t, double df)
 
 double t_quantile_975(double df)
 {
-	double lo = 0.0, hi = 2.0;
+	double lo = 0.0, hi = 2.0, t, lnorm;
 
 	/* No interval exists without degrees of freedom: 0 lets callers
 	 * produce a collapsed interval instead of NaN or inf. */
@@ -94,17 +95,32 @@ double t_quantile_975(double df)
 
 		return z + g1 / v + g2 / (v * v) + g3 / (v * v * v);
 	}
-	/* The tail falls as t grows: bracket, then bisect to ~1e-13. Tiny
-	 * df puts the quantile very far out, hence the doubling. */
+	/* log of the density's constant: Gamma((df + 1) / 2) /
+	 * (sqrt(df pi) Gamma(df / 2)). */
+	lnorm = lgamma((df + 1.0) / 2.0) - lgamma(df / 2.0) -
+		0.5 * log(df * M_PI);
+	/* The tail falls as t grows: bracket, then Newton's steps on the
+	 * tail (its slope is -2 pdf) to ~1e-13, bisecting wherever a step
+	 * would leave the bracket. Tiny df puts the quantile very far out,
+	 * hence the doubling. Newton, not bisection alone: Fieller's
+	 * interval (ratio.c) asks for a quantile at every ratio it tries. */
 	while (t_two_tail(hi, df) > 0.05 && hi < 1e300)
 		hi *= 2.0;
-	for (int i = 0; i < 2000 && hi - lo > 1e-13 * hi; i++) {
-		double mid = lo + (hi - lo) / 2.0;
+	t = hi / 2.0 > 1.96 ? hi / 2.0 : hi;
+	for (int i = 0; i < 200 && hi - lo > 1e-13 * hi; i++) {
+		double f = t_two_tail(t, df) - 0.05, next, pdf;
 
-		if (t_two_tail(mid, df) > 0.05)
-			lo = mid;
+		if (f > 0.0)
+			lo = t;
 		else
-			hi = mid;
+			hi = t;
+		pdf = exp(lnorm - (df + 1.0) / 2.0 * log1p(t * t / df));
+		next = t + f / (2.0 * pdf);
+		if (!(next > lo && next < hi))
+			next = lo + (hi - lo) / 2.0;
+		if (fabs(next - t) <= 1e-14 * t)
+			return next;
+		t = next;
 	}
 	return lo + (hi - lo) / 2.0;
 }
@@ -171,31 +187,38 @@ void summarize(const double *x, int n, struct summary *out)
 
 /*
  * Penalty, positive = target worse:
- *  - lower is better (times): 100 * (mt - mb) / mb, the extra time relative
+ *  - lower is better (times): 100 * (mt / mb - 1), the extra time relative
  *    to the baseline, as the ZFS report computes it;
- *  - higher is better (throughput): 100 * (mb - mt) / mt, the extra cost
+ *  - higher is better (throughput): 100 * (mb / mt - 1), the extra cost
  *    (time per unit of work, 1/throughput) relative to the baseline cost,
  *    so that half the throughput reads +100 %, the same as twice the time.
- * The interval maps each end of the difference interval with the same
- * denominator, which keeps it linear in the difference (and, for times,
- * reproduces the ZFS report's 69.7 %..120.4 %).
+ * Its interval is Fieller's for that ratio of means (ratio.c), not
+ * Welch's interval of the difference divided by the denominator's mean:
+ * that division treats the denominator as exact and is too narrow by as
+ * much as the denominator's own error (the ZFS report's reads: 69.7 %
+ * to 120.4 % that way, 69.0 % to 121.9 % with it).
  *
- * Edge cases never yield NaN or inf; they set significant = false:
+ * Edge cases never yield inf and set significant = false:
  *  - either side without samples: everything 0;
  *  - either side with one sample, or both sides without variance: no
- *    spread can be estimated, the interval collapses to diff_mean;
- *  - a zero denominator mean: penalty and its interval are 0.
+ *    spread can be estimated, the intervals collapse to the point;
+ *  - a zero denominator mean: no penalty can be expressed, penalty 0 and
+ *    its interval unbounded (NaN ends, penalty_unbounded).
+ * Otherwise the penalty's interval is unbounded (NaN ends) only when the
+ * denominator's mean is not told from 0; significant is still Welch's.
+ * With both means positive it never reaches below -100 %.
  */
 void welch_from_summary(double mb, double sdb, int nb, double mt, double sdt,
 			int nt, int higher_is_better, struct comparison *out)
 {
-	double vb, vt, se2, df, half, denom, scale;
+	double vb, vt, se2, df, half, num, den, ci[2];
 	bool hib = higher_is_better != 0, estimable;
 
 	out->diff_mean = 0.0;
 	out->welch_ci95[0] = out->welch_ci95[1] = 0.0;
 	out->penalty_pct = 0.0;
 	out->penalty_ci95_pct[0] = out->penalty_ci95_pct[1] = 0.0;
+	out->penalty_unbounded = false;
 	out->significant = false;
 	if (nb < 1 || nt < 1)
 		return;
@@ -214,15 +237,31 @@ void welch_from_summary(double mb, double sdb, int nb, double mt, double sdt,
 	out->welch_ci95[0] = out->diff_mean - half;
 	out->welch_ci95[1] = out->diff_mean + half;
 
-	denom = hib ? mt : mb;
-	if (denom == 0.0)
+	num = hib ? mb : mt;
+	den = hib ? mt : mb;
+	if (den == 0.0) {
+		out->penalty_unbounded = true;
+		out->penalty_ci95_pct[0] = out->penalty_ci95_pct[1] = NAN;
 		return;
-	/* A negative scale (throughput, or a negative mean) swaps the
-	 * interval's ends. */
-	scale = (hib ? -100.0 : 100.0) / denom;
-	out->penalty_pct = scale * out->diff_mean;
-	out->penalty_ci95_pct[0] = scale * out->welch_ci95[scale < 0];
-	out->penalty_ci95_pct[1] = scale * out->welch_ci95[scale >= 0];
+	}
+	out->penalty_pct = 100.0 * (num / den - 1.0);
+	out->penalty_ci95_pct[0] = out->penalty_ci95_pct[1] = out->penalty_pct;
+	if (estimable) {
+		if (ratio_ci95(num, hib ? vb : vt, hib ? nb : nt, den,
+			       hib ? vt : vb, hib ? nt : nb, ci)) {
+			/* Of two positive means (times, rates) the ratio is
+			 * not negative: Fieller's set, which does not know
+			 * that, is cut at 0 (a penalty of -100 %). */
+			if (num > 0.0 && den > 0.0 && ci[0] < 0.0)
+				ci[0] = 0.0;
+			out->penalty_ci95_pct[0] = 100.0 * (ci[0] - 1.0);
+			out->penalty_ci95_pct[1] = 100.0 * (ci[1] - 1.0);
+		} else {
+			out->penalty_unbounded = true;
+			out->penalty_ci95_pct[0] = NAN;
+			out->penalty_ci95_pct[1] = NAN;
+		}
+	}
 	out->significant = estimable && (out->welch_ci95[0] > 0.0 ||
 					 out->welch_ci95[1] < 0.0);
 }

@@ -22,58 +22,6 @@
 
 #define MAX_CHAIN_DEPTH 8
 
-static bool path_within(const char *path, const char *mnt)
-{
-	size_t n = strlen(mnt);
-
-	if (!strcmp(mnt, "/"))
-		return true;
-	return !strncmp(path, mnt, n) && (path[n] == '/' || path[n] == '\0');
-}
-
-int mount_of(const char *dir, struct mount_entry *m)
-{
-	static char line[3 * PATH_MAX];
-	char real[PATH_MAX], mnt[PATH_MAX], src[PATH_MAX], opts[1024];
-	char type[64];
-	size_t best = 0;
-	bool found = false;
-	unsigned int ma, mi;
-	FILE *f;
-
-	if (!realpath(dir, real))
-		return -errno;
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		const char *sep = strstr(line, " - ");
-
-		opts[0] = '\0';
-		if (!sep ||
-		    sscanf(line, "%*s %*s %u:%u %*s %4095s", &ma, &mi, mnt) !=
-			    3 ||
-		    sscanf(sep + 3, "%63s %4095s %1023s", type, src, opts) < 2)
-			continue;
-		mountinfo_unescape(mnt);
-		/* The deepest mount containing dir; of mounts on the same
-		 * point, the last one (it hides the others). */
-		if (!path_within(real, mnt) || strlen(mnt) < best)
-			continue;
-		best = strlen(mnt);
-		found = true;
-		mountinfo_unescape(src);
-		snprintf(m->mnt, sizeof(m->mnt), "%s", mnt);
-		snprintf(m->type, sizeof(m->type), "%s", type);
-		snprintf(m->source, sizeof(m->source), "%s", src);
-		snprintf(m->options, sizeof(m->options), "%s", opts);
-		m->major = ma;
-		m->minor = mi;
-	}
-	fclose(f);
-	return found ? 0 : -ENOENT;
-}
-
 /* First line of a sysfs file, without its newline; "" if unreadable. */
 static void sysfs_line(const char *path, char *buf, size_t len)
 {

@@ -16,18 +16,6 @@
 #include "../common/results.h"
 #include "dmcrypt.h"
 
-/* One line of /proc/self/mountinfo. */
-struct mount_entry {
-	char mnt[PATH_LEN];
-	char type[NAME_LEN / 2];
-	char source[PATH_LEN];
-	char options[DETAIL_LEN * 2]; /* the filesystem's own ("super") */
-	unsigned int major, minor;
-};
-
-/* The mount `dir` is on (the deepest, the last mounted): 0 or -errno. */
-int mount_of(const char *dir, struct mount_entry *m);
-
 struct detected_stack {
 	char path[PATH_LEN];   /* the folder, resolved */
 	char mnt[PATH_LEN];    /* mount point of its filesystem */

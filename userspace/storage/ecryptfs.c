@@ -56,9 +56,10 @@ struct ecryptfs_auth_tok_abi {
 } __attribute__((packed));
 
 /* Contents cipher: AES with a 256-bit file key, as ecryptfs-utils'
- * default passphrase mounts use (minus its 128-bit default key). */
+ * default passphrase mounts use (minus its 128-bit default key), unless
+ * tune's variant asks for another (cfg->ecryptfs). */
 #define MOUNT_OPTS                                                             \
-	"ecryptfs_sig=%s,ecryptfs_cipher=aes,ecryptfs_key_bytes=32,"           \
+	"ecryptfs_sig=%s,ecryptfs_cipher=%s,ecryptfs_key_bytes=%d,"            \
 	"ecryptfs_unlink_sigs"
 
 struct ecryptfs_priv {
@@ -66,6 +67,8 @@ struct ecryptfs_priv {
 	char mnt[PATH_LEN];   /* ours to rmdir, once created */
 	bool mounted;
 	int32_t key; /* serial in our process keyring, 0 if none */
+	char cipher[NAME_LEN / 4];
+	int key_bytes;
 	int dir_rec, key_rec, mount_rec; /* their state file records */
 };
 
@@ -127,7 +130,7 @@ cleanup:
 static int ecryptfs_setup(struct stack_layer *l, const struct layer_env *env)
 {
 	struct ecryptfs_priv *p = l->priv;
-	char sig[ECRYPTFS_SIG_HEX + 1] = "", opts[128];
+	char sig[ECRYPTFS_SIG_HEX + 1] = "", opts[160];
 	int err;
 
 	snprintf(p->lower, sizeof(p->lower), "%s/lower", env->below->dir);
@@ -149,7 +152,13 @@ static int ecryptfs_setup(struct stack_layer *l, const struct layer_env *env)
 			strerror(-err));
 		return err;
 	}
-	snprintf(opts, sizeof(opts), MOUNT_OPTS, sig);
+	snprintf(p->cipher, sizeof(p->cipher), "%s",
+		 env->cfg->ecryptfs.cipher[0] ? env->cfg->ecryptfs.cipher
+					      : "aes");
+	p->key_bytes = env->cfg->ecryptfs.key_bytes
+			       ? env->cfg->ecryptfs.key_bytes
+			       : 32;
+	snprintf(opts, sizeof(opts), MOUNT_OPTS, sig, p->cipher, p->key_bytes);
 	p->mount_rec = state_add_mount(p->mnt, "ecryptfs", p->lower);
 	if (p->mount_rec < 0)
 		return p->mount_rec;
@@ -167,11 +176,13 @@ static int ecryptfs_setup(struct stack_layer *l, const struct layer_env *env)
 static void ecryptfs_describe(const struct stack_layer *l,
 			      struct target_info *ti)
 {
-	(void)l;
+	const struct ecryptfs_priv *p = l->priv;
+
 	snprintf(ti->fs, sizeof(ti->fs), "ecryptfs");
 	snprintf(ti->encryption.scheme, NAME_LEN, "eCryptfs");
-	snprintf(ti->encryption.contents_cipher, NAME_LEN, "cbc(aes)");
-	ti->encryption.key_bits = 256;
+	snprintf(ti->encryption.contents_cipher, NAME_LEN, "cbc(%s)",
+		 p->cipher);
+	ti->encryption.key_bits = 8 * p->key_bytes;
 }
 
 /* The entry of folder `dir` with inode number ino, into name. */

@@ -25,10 +25,10 @@ struct ext4_priv {
 	int dir_rec, mount_rec; /* their state file records */
 };
 
-static int mkfs(const char *devname, const char *features)
+static int mkfs(const char *devname, const char *features, int block_size)
 {
-	char dev[NAME_LEN + 8];
-	char *argv[12];
+	char dev[NAME_LEN + 8], bs[16];
+	char *argv[14];
 	int n = 0, rc;
 
 	snprintf(dev, sizeof(dev), "/dev/%s", devname);
@@ -41,6 +41,11 @@ static int mkfs(const char *devname, const char *features)
 	if (features) {
 		argv[n++] = "-O";
 		argv[n++] = (char *)features;
+	}
+	if (block_size) {
+		snprintf(bs, sizeof(bs), "%d", block_size);
+		argv[n++] = "-b";
+		argv[n++] = bs;
 	}
 	argv[n++] = dev;
 	argv[n] = NULL;
@@ -60,7 +65,7 @@ static int ext4_setup(struct stack_layer *l, const struct layer_env *env)
 	int err;
 
 	snprintf(p->dev, sizeof(p->dev), "%s", env->below->dev);
-	err = mkfs(p->dev, env->arg);
+	err = mkfs(p->dev, env->arg, env->cfg->ext4_block_size);
 	if (err)
 		return err;
 	snprintf(mnt, sizeof(mnt), "%s/mnt-%s", env->cfg->scratch, env->name);

@@ -27,6 +27,7 @@
 
 struct fscrypt_priv {
 	char mnt[PATH_LEN]; /* the filesystem whose keyring has the key */
+	struct fscrypt_options opt; /* as set, defaults filled in */
 	bool key_added;
 	unsigned char key_id[16]; /* v2 key identifier */
 	int rec;		  /* its state file record */
@@ -96,16 +97,40 @@ static int add_random_key(int mntfd, unsigned char id[16])
 	return err;
 }
 
-static int set_policy(const char *dir, const unsigned char id[16])
+/* The kernel's name of a contents or names mode (what /proc/crypto
+ * lists once it is used), or NULL for a mode we do not know. */
+const char *fscrypt_mode_cipher(int mode)
+{
+	switch (mode) {
+	case FSCRYPT_MODE_AES_256_XTS:
+		return "xts(aes)";
+	case FSCRYPT_MODE_AES_256_CTS:
+	case FSCRYPT_MODE_AES_128_CTS:
+		return "cts(cbc(aes))";
+	case FSCRYPT_MODE_AES_128_CBC:
+		return "essiv(cbc(aes),sha256)";
+	case FSCRYPT_MODE_ADIANTUM:
+		return "adiantum(xchacha12,aes)";
+	case FSCRYPT_MODE_AES_256_HCTR2:
+		return "hctr2(aes)";
+	}
+	return NULL;
+}
+
+static int set_policy(const char *dir, const unsigned char id[16],
+		      const struct fscrypt_options *o)
 {
 	struct fscrypt_policy_v2 p = {
 		.version = FSCRYPT_POLICY_V2,
-		.contents_encryption_mode = FSCRYPT_MODE_AES_256_XTS,
-		.filenames_encryption_mode = FSCRYPT_MODE_AES_256_CTS,
+		.contents_encryption_mode = o->contents_mode,
+		.filenames_encryption_mode = o->filenames_mode,
 		.flags = FSCRYPT_POLICY_FLAGS_PAD_32,
 	};
 	int fd, err = 0;
 
+	/* log2_data_unit_size (Linux 6.7) is the first reserved byte in
+	 * older headers; a kernel without it refuses a non-zero one. */
+	p.__reserved[0] = (__u8)o->log2_data_unit;
 	memcpy(p.master_key_identifier, id, sizeof(p.master_key_identifier));
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -122,6 +147,11 @@ static int fscrypt_setup(struct stack_layer *l, const struct layer_env *env)
 	int err, mntfd;
 
 	snprintf(p->mnt, sizeof(p->mnt), "%s", env->below->mnt);
+	p->opt = env->cfg->fscrypt;
+	if (!p->opt.contents_mode)
+		p->opt.contents_mode = FSCRYPT_MODE_AES_256_XTS;
+	if (!p->opt.filenames_mode)
+		p->opt.filenames_mode = FSCRYPT_MODE_AES_256_CTS;
 	mntfd = open(p->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (mntfd < 0)
 		return -errno;
@@ -147,22 +177,33 @@ static int fscrypt_setup(struct stack_layer *l, const struct layer_env *env)
 	/* 0711: see ext4.c (a server workload's user must reach it). */
 	if (mkdir(l->exposed.dir, 0711) < 0)
 		return -errno;
-	err = set_policy(l->exposed.dir, p->key_id);
+	err = set_policy(l->exposed.dir, p->key_id, &p->opt);
 	if (err)
 		fprintf(stderr,
-			"encbench-trace: FS_IOC_SET_ENCRYPTION_POLICY on %s: %s\n",
-			l->exposed.dir, strerror(-err));
-	return err;
+			"encbench-trace: FS_IOC_SET_ENCRYPTION_POLICY on %s: %s%s\n",
+			l->exposed.dir, strerror(-err),
+			p->opt.log2_data_unit && err == -EINVAL
+				? " (this kernel does not take the data unit "
+				  "size asked for: Linux 6.7+, at most the "
+				  "block size)"
+				: "");
+	return err; /* -EINVAL: the options were refused (bad input) */
 }
 
 static void fscrypt_describe(const struct stack_layer *l,
 			     struct target_info *ti)
 {
-	(void)l;
+	const struct fscrypt_priv *p = l->priv;
+	const char *c = fscrypt_mode_cipher(p->opt.contents_mode);
+	const char *n = fscrypt_mode_cipher(p->opt.filenames_mode);
+
 	snprintf(ti->encryption.scheme, NAME_LEN, "fscrypt v2 policy");
-	snprintf(ti->encryption.contents_cipher, NAME_LEN, "xts(aes)");
-	snprintf(ti->encryption.names_cipher, NAME_LEN, "cts(cbc(aes))");
+	snprintf(ti->encryption.contents_cipher, NAME_LEN, "%s", c ? c : "?");
+	snprintf(ti->encryption.names_cipher, NAME_LEN, "%s", n ? n : "?");
 	ti->encryption.key_bits = 512;
+	/* The crypto data unit: the block size unless the policy chose. */
+	ti->encryption.sector_size =
+		p->opt.log2_data_unit ? 1 << p->opt.log2_data_unit : 0;
 }
 
 static void fscrypt_teardown(struct stack_layer *l)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "layer.h"
+#include "../common/state.h"
 
 /* Read what is left of fds[0] (stdout, into out) and fds[1] (stderr, into
  * err) until both reach end of file; -1 marks a closed one. */
@@ -145,6 +146,26 @@ cleanup:
 int run_cmd(char *const argv[])
 {
 	return run_cmd_io(argv, NULL, 0, NULL, 0);
+}
+
+int layer_sparse_file(const char *path, uint64_t bytes, int *rec, bool *made)
+{
+	int fd = state_create_file(path, rec), err = 0;
+
+	*made = fd >= 0;
+	if (fd < 0) {
+		fprintf(stderr, "encbench-trace: cannot create %s: %s\n", path,
+			strerror(-fd));
+		return fd;
+	}
+	/* Sparse: the file costs only what is written to it. */
+	if (ftruncate(fd, bytes) < 0) {
+		err = -errno;
+		fprintf(stderr, "encbench-trace: cannot size %s: %s\n", path,
+			strerror(errno));
+	}
+	close(fd);
+	return err;
 }
 
 int layer_add_device(struct target_info *ti, const char *devname,

@@ -97,6 +97,11 @@ int ecryptfs_lower_file(const char *upper, const char *lower,
 /* Shared helpers (layer.c). Each returns 0 or negative errno. */
 int layer_add_device(struct target_info *ti, const char *devname,
 		     const char *role);
+/* A new sparse file of `bytes` at path (O_EXCL), recorded in the state
+ * file (*rec), for a layer to stand on (loop's image, ZFS's vdev): 0, or
+ * negative errno after saying why; *made says whether the file was
+ * created (then it is ours to unlink, even when it could not be sized). */
+int layer_sparse_file(const char *path, uint64_t bytes, int *rec, bool *made);
 /* Run argv, wait, return its exit status (or negative errno); its stdout
  * goes to /dev/null, the first line of its stderr is printed on failure. */
 int run_cmd(char *const argv[]);

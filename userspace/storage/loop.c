@@ -25,22 +25,12 @@ struct loop_priv {
 
 static int make_image(struct loop_priv *p, const char *path, uint64_t bytes)
 {
-	int fd, err = 0;
+	bool made;
+	int err = layer_sparse_file(path, bytes, &p->image_rec, &made);
 
-	fd = state_create_file(path, &p->image_rec);
-	if (fd < 0) {
-		fprintf(stderr, "encbench-trace: cannot create %s: %s\n", path,
-			strerror(-fd));
-		return fd; /* not ours: never unlink it */
-	}
-	snprintf(p->image, sizeof(p->image), "%s", path);
-	/* Sparse: the image costs only what the workloads write. */
-	if (ftruncate(fd, bytes) < 0) {
-		err = -errno;
-		fprintf(stderr, "encbench-trace: cannot size %s: %s\n", path,
-			strerror(errno));
-	}
-	close(fd);
+	/* Only a file it made is ours to unlink. */
+	if (made)
+		snprintf(p->image, sizeof(p->image), "%s", path);
 	return err;
 }
 
@@ -62,7 +52,7 @@ static int record(struct loop_priv *p, const char *dev)
  * leave it behind once the layers above are gone. Direct I/O keeps the
  * host page cache from hiding the backing disk in the `device` layer.
  */
-static int attach(struct loop_priv *p, char *dev, size_t devlen)
+static int attach(struct loop_priv *p, int block_size, char *dev, size_t devlen)
 {
 	struct loop_config cfg = {0};
 	int ctl, img, fd = -1, nr, err = 0;
@@ -88,7 +78,7 @@ static int attach(struct loop_priv *p, char *dev, size_t devlen)
 		goto cleanup;
 	}
 	cfg.fd = img;
-	cfg.block_size = 4096;
+	cfg.block_size = block_size;
 	/* Another process may take the free device between the two calls. */
 	for (int tries = 0; tries < 10; tries++) {
 		char path[NAME_LEN + 8];
@@ -149,13 +139,20 @@ static int loop_setup(struct stack_layer *l, const struct layer_env *env)
 {
 	struct loop_priv *p = l->priv;
 	char path[PATH_LEN];
-	int err;
+	int err, block_size;
 
+	/* 4 KiB logical blocks, as most disks today; an ext4 of smaller
+	 * blocks (tune's block size axis) needs them at most its size. */
+	block_size =
+		env->cfg->ext4_block_size && env->cfg->ext4_block_size < 4096
+			? 512
+			: 4096;
 	p->fd = -1;
 	snprintf(path, sizeof(path), "%s/%s.img", env->cfg->scratch, env->name);
 	err = make_image(p, path, env->cfg->fs_bytes);
 	if (!err)
-		err = attach(p, l->exposed.dev, sizeof(l->exposed.dev));
+		err = attach(p, block_size, l->exposed.dev,
+			     sizeof(l->exposed.dev));
 	return err;
 }
 

@@ -140,6 +140,7 @@ static const struct {
 	{"user-key", user_key_undo},
 	{"zpool", zpool_undo},
 	{"zfs-dataset", zfs_dataset_undo},
+	{"dm-flags", dm_flags_undo},
 };
 
 static void describe(const struct state_rec *r, char *buf, size_t len)
@@ -185,8 +186,10 @@ static int undo_file(const char *path, FILE *out, int *removed)
 		describe(r, what, sizeof(what));
 		*removed += rc == UNDO_REMOVED;
 		if (rc == UNDO_REMOVED)
-			fprintf(out, "removed %s (of %s %d)\n", what,
-				kept ? "setup" : "run", (int)pid);
+			fprintf(out, "%s %s (of %s %d)\n",
+				strcmp(r->type, "dm-flags") ? "removed"
+							    : "restored",
+				what, kept ? "setup" : "run", (int)pid);
 		else if (rc == UNDO_NOT_OURS && r->pending)
 			fprintf(out,
 				"left alone %s: not made by %d (there before it tried)\n",

@@ -22,6 +22,8 @@ int fscrypt_key_undo(const struct state_rec *r); /* fscrypt.c */
 int user_key_undo(const struct state_rec *r);	 /* ecryptfs.c */
 int zpool_undo(const struct state_rec *r);	 /* zfs.c */
 int zfs_dataset_undo(const struct state_rec *r); /* zfs.c */
+/* A user's mapping refreshed by `tune`: its flags put back. */
+int dm_flags_undo(const struct state_rec *r); /* refresh.c */
 
 /* Is r->path still the file or folder recorded (inode and birth time)?
  * UNDO_REMOVED (yes: it may be removed), UNDO_GONE, UNDO_NOT_OURS, or

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * storage/: the targets. May include: common/.
+ *
  * Storage targets: a target kind is a recipe of layers (layer.h), built
  * bottom up and undone top down. A target knows its mount point, its
  * block-device chain and its encryption parameters, all described by its
@@ -32,6 +34,20 @@ struct zfs_options {
 	char encryption[NAME_LEN / 2];	/* of the encrypted dataset */
 	char keyformat[NAME_LEN / 2];	/* raw | passphrase */
 	char compression[NAME_LEN / 2]; /* of both datasets */
+	char recordsize[NAME_LEN / 4];	/* of the encrypted one ("16K") */
+};
+
+/* eCryptfs choices (tune's variants); "" and 0 for AES, 32-byte keys. */
+struct ecryptfs_options {
+	char cipher[NAME_LEN / 4]; /* ecryptfs_cipher: aes, twofish, cast6 */
+	int key_bytes;		   /* ecryptfs_key_bytes */
+};
+
+/* fscrypt choices (tune's variants); zero for the defaults: AES-256-XTS
+ * contents, AES-256-CTS names, data units of the block size. */
+struct fscrypt_options {
+	int contents_mode, filenames_mode; /* FSCRYPT_MODE_*, 0: default */
+	int log2_data_unit;		   /* 0: the file system's block size */
 };
 
 struct target_config {
@@ -43,6 +59,9 @@ struct target_config {
 	const volatile sig_atomic_t *stop;
 	struct luks_options luks;
 	struct zfs_options zfs;
+	struct fscrypt_options fscrypt;
+	struct ecryptfs_options ecryptfs;
+	int ext4_block_size; /* mkfs.ext4 -b, 0: its default */
 };
 
 struct target_kind {
@@ -88,6 +107,8 @@ int target_setup(struct target *t, const struct target_config *cfg);
  * info.verification. A detected kind's check only reports: 0 whatever
  * it found, or could not find. */
 int target_verify(struct target *t);
+/* The kernel's name of an fscrypt mode ("xts(aes)"), or NULL (fscrypt.c). */
+const char *fscrypt_mode_cipher(int mode);
 /* Why O_DIRECT cannot work on t, or NULL. */
 const char *target_no_direct_io(const struct target *t);
 /* Can `path` be a user target (a writable folder on a block device or a

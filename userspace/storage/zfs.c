@@ -55,21 +55,12 @@ const char *zfs_unavailable(const struct capabilities *caps)
 /* The sparse file the pool stands on: 0 or negative errno. */
 static int make_vdev(const char *path, uint64_t bytes)
 {
-	int fd, err = 0;
+	bool made;
+	int err = layer_sparse_file(path, bytes, &pool.vdev_rec, &made);
 
-	fd = state_create_file(path, &pool.vdev_rec);
-	if (fd < 0) {
-		fprintf(stderr, "encbench-trace: cannot create %s: %s\n", path,
-			strerror(-fd));
-		return fd; /* not ours: never unlink it */
-	}
-	snprintf(pool.vdev, sizeof(pool.vdev), "%s", path);
-	if (ftruncate(fd, bytes) < 0) {
-		err = -errno;
-		fprintf(stderr, "encbench-trace: cannot size %s: %s\n", path,
-			strerror(errno));
-	}
-	close(fd);
+	/* Only a file it made is ours to unlink. */
+	if (made)
+		snprintf(pool.vdev, sizeof(pool.vdev), "%s", path);
 	return err;
 }
 
@@ -243,8 +234,8 @@ static int dataset_create(struct dataset_priv *p, const char *name,
 	bool encrypted = strcmp(enc, "off") != 0;
 	bool passphrase = !strcmp(cfg->zfs.keyformat, "passphrase");
 	char o_enc[NAME_LEN], o_comp[NAME_LEN], o_mnt[PATH_LEN + 16];
-	char o_fmt[NAME_LEN];
-	char *argv[20];
+	char o_fmt[NAME_LEN], o_rs[NAME_LEN];
+	char *argv[22];
 	struct zfs_key key = {0};
 	int n = 0, err;
 
@@ -273,6 +264,12 @@ static int dataset_create(struct dataset_priv *p, const char *name,
 	}
 	argv[n++] = "-o";
 	argv[n++] = o_comp;
+	if (encrypted && cfg->zfs.recordsize[0]) {
+		snprintf(o_rs, sizeof(o_rs), "recordsize=%s",
+			 cfg->zfs.recordsize);
+		argv[n++] = "-o";
+		argv[n++] = o_rs;
+	}
 	argv[n++] = "-o";
 	argv[n++] = o_mnt;
 	argv[n++] = (char *)name;

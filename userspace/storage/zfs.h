@@ -23,6 +23,9 @@ int zfs_dataset_of(const char *dir, char *buf, size_t len);
 /* Fill ti's encryption facts from z: ZFS encrypts with its own code (the
  * ICP), not the kernel's crypto API, so the driver is ZFS's choice. */
 void zfs_describe_encryption(const struct zfs_info *z, struct target_info *ti);
+/* Write out the open transaction group of z's pool (`zpool sync`) and
+ * wait for it: 0, or -EIO. */
+int zfs_pool_sync(const struct zfs_info *z);
 /* The caveat O_DIRECT workloads must state on this dataset, or NULL. */
 const char *zfs_direct_caveat(const struct zfs_info *z);
 

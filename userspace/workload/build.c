@@ -267,7 +267,7 @@ static int build_run_once(const struct workload_ctx *ctx, struct sample *out)
 
 	remove_tree(s, false);
 	if (ctx->drop_caches)
-		err = drop_caches();
+		err = drop_caches(ctx->target);
 	if (!err)
 		err = workload_spawn(ctx, run_make, s, out, 0);
 	if (err && err != -EINTR)

@@ -366,7 +366,7 @@ static int compilebench_run_once(const struct workload_ctx *ctx,
 					     "compile");
 	out->values[1] = mbps(t.c_bytes + t.obj_bytes, out->values[1]);
 	if (!err && ctx->drop_caches)
-		err = drop_caches();
+		err = drop_caches(ctx->target);
 	if (!err)
 		err = workload_spawn(ctx, phase_read, &t, out, 2);
 	out->values[2] = mbps(t.src_bytes + t.obj_bytes, out->values[2]);

@@ -75,7 +75,7 @@ static int copy_run_once(const struct workload_ctx *ctx, struct sample *out)
 	int err = 0;
 
 	if (ctx->drop_caches)
-		err = drop_caches();
+		err = drop_caches(ctx->target);
 	if (!err)
 		err = workload_spawn(ctx, run_cp, j, out, 0);
 	if (!err &&
@@ -129,7 +129,7 @@ static void copy_describe(const void *p, struct param_list *out)
 }
 
 static const struct workload_key copy_keys[] = {
-	{"size", "bytes of the file copied (default 64M)"},
+	{"size", "bytes of the file copied (default: --size, else 64M)"},
 	{0},
 };
 

@@ -14,6 +14,16 @@
  * threads doing pread/pwrite, syscalls the tracer sorts into ops.
  * --fio-engine io_uring (requests timed one by one) and psync work too;
  * libaio's io_submit is not an op the tracer sorts.
+ *
+ * Each job is a phase of its own (workload_ops.phases): all its
+ * iterations in a row, traced apart, so that it gets its own attribution
+ * and verdict. --fio-job runs a job file instead: a copy of it whose
+ * directory= and filename= point into the target's folder
+ * (fio_jobfile.c), one phase per group of jobs that run at once, each
+ * job side (read, write) reported as fio reports it.
+ *
+ * Read sides count the bytes fio read and those the target's device
+ * delivered meanwhile: the rest came from the page cache.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,39 +37,12 @@
 #include <unistd.h>
 
 #include "fio.h"
-#include "workload.h"
+#include "fio_priv.h"
 #include "../common/parse.h"
 #include "../storage/target.h"
 #include "../storage/zfs.h"
 
-#define FIO_METRICS	     6 /* per job: mbps, iops, clat mean, p50, p99, p99.9 */
-#define FIO_JOB_FILE_METRICS 3 /* a job file's totals: mbps, iops, clat mean   \
-				*/
-#define FIO_MAX_JOBS (MAX_METRICS / FIO_METRICS)
-#define FIO_OUT_MAX  (4u << 20) /* more JSON than this is not fio's */
-
-struct fio_params {
-	int nr_rw, nr_bs; /* nr_bs 0: 4k for random modes, 4m otherwise */
-	char rw[FIO_MAX_JOBS][16];
-	uint64_t bs[FIO_MAX_JOBS];
-	uint64_t size_bytes;
-	double runtime_s;
-	long iodepth;
-	char engine[32];
-	char job_file[PATH_LEN]; /* --fio-job: run this instead, absolute */
-};
-
-/* One fio invocation: what the timed child runs. */
-#define FIO_JOB_ARGS 16 /* the most fio_job_args adds per job */
-
-struct fio_run {
-	char *argv[2 + FIO_MAX_JOBS * FIO_JOB_ARGS + 1];
-	char args[1 + FIO_MAX_JOBS * FIO_JOB_ARGS][96]; /* argv's strings */
-	char filename[PATH_LEN + 16];
-	int argc, nargs; /* argv and args used */
-	const char *cwd; /* where fio runs (a job file's relative paths) */
-	int out_fd, err_fd;
-};
+#define FIO_OUT_MAX (4u << 20) /* more JSON than this is not fio's */
 
 static const char *const fio_modes[] = {"randread", "randwrite", "read",
 					"write", NULL};
@@ -123,25 +106,40 @@ static int memfd_reset(int fd)
 	return 0;
 }
 
-/* fio's first own complaint ("fio: engine x not loadable"), one line. */
+/* Is this line of fio's stderr its complaint? Not its debug trail
+ * ("fio: file:..."), nor the consequence ("fio: job j dropped"), nor a
+ * note ("note: both iodepth >= 1 and synchronous I/O engine ..."). */
+static bool is_complaint(const char *line)
+{
+	size_t n = strlen(line);
+
+	return n && strncmp(line, "fio: file:", 10) &&
+	       strncmp(line, "note:", 5) &&
+	       !(n > 8 && !strcmp(line + n - 8, " dropped"));
+}
+
+/* fio's first own complaint ("fio: engine x not loadable", "Bad option
+ * <x=1>"), one line: a "fio: " line first, any other after. */
 static void fio_complaint(int err_fd, char *why, size_t len)
 {
 	char *text = memfd_text(err_fd), *line, *save = NULL;
-	const char *pick = NULL;
+	const char *pick = NULL, *other = NULL;
 
 	for (line = text ? strtok_r(text, "\n", &save) : NULL; line && !pick;
-	     line = strtok_r(NULL, "\n", &save))
-		if (!strncmp(line, "fio: ", 5) &&
-		    strncmp(line, "fio: file:", 10))
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!is_complaint(line))
+			continue;
+		if (!strncmp(line, "fio: ", 5))
 			pick = line;
+		else if (!other)
+			other = line;
+	}
+	pick = pick ?: other;
 	snprintf(why, len, "%s", pick ? pick : "fio failed (no message)");
 	free(text);
 }
 
-static void run_arg(struct fio_run *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void run_arg(struct fio_run *r, const char *fmt, ...)
+void run_arg(struct fio_run *r, const char *fmt, ...)
 {
 	char *arg = r->args[r->nargs++];
 	va_list ap;
@@ -153,8 +151,7 @@ static void run_arg(struct fio_run *r, const char *fmt, ...)
 	r->argv[r->argc] = NULL;
 }
 
-/* A fresh argv: "fio", and --parse-only when only checking options. */
-static void fio_argv(struct fio_run *r, const char *path, bool parse_only)
+void fio_argv(struct fio_run *r, const char *path, bool parse_only)
 {
 	r->argc = 1;
 	r->nargs = 0;
@@ -188,8 +185,10 @@ static void fio_job_args(struct fio_run *r, const struct fio_params *p, int i,
 	run_arg(r, "--output-format=json");
 	/* Through a stream of fio's own (stdout is our memfd): 3 writes
 	 * where fio's stdout logging made one per line, ~110 writes the
-	 * tracer would count as the job's. */
-	run_arg(r, "--output=/dev/stdout");
+	 * tracer would count as the job's. /proc's name for it, not
+	 * /dev/stdout: a system without udev's symlinks (the test guests)
+	 * has none, and fio then wrote no JSON at all. */
+	run_arg(r, "--output=/proc/self/fd/1");
 	if (end_fsync && !is_read(p->rw[i]))
 		run_arg(r, "--end_fsync=1");
 }
@@ -205,12 +204,41 @@ static int fio_child(void *arg, double *secs)
 	return err;
 }
 
+int fio_no_direct_io(const struct target *t)
+{
+#ifdef STATX_DIOALIGN
+	char path[PATH_LEN + 32];
+	struct statx stx;
+	int fd, rc = -1;
+
+	/* A file of our own, made and removed at once: STATX_DIOALIGN
+	 * answers for regular files, not folders. */
+	snprintf(path, sizeof(path), "%s/.encbench-dio-probe", t->info.dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (!statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) &&
+	    (stx.stx_mask & STATX_DIOALIGN))
+		rc = stx.stx_dio_offset_align == 0;
+	close(fd);
+	unlink(path);
+	return rc;
+#else
+	(void)t;
+	return -1;
+#endif
+}
+
 /* O_DIRECT is refused (eCryptfs) or accepted and served from the page
- * cache (fscrypt without inline encryption): writes then end in fsync. */
+ * cache (fscrypt without inline encryption, as statx says): writes then
+ * end in fsync. */
 static bool buffered_in_disguise(const struct target *t)
 {
-	return (t->kind && t->kind->no_direct_io) ||
-	       !strcmp(t->info.kind, "fscrypt");
+	int none = fio_no_direct_io(t);
+
+	if (t->kind && t->kind->no_direct_io)
+		return true;
+	return none < 0 ? !strcmp(t->info.kind, "fscrypt") : none;
 }
 
 static int remove_one(const char *path, const struct stat *st, int type,
@@ -224,8 +252,10 @@ static int remove_one(const char *path, const struct stat *st, int type,
 }
 
 /* The file the jobs share, laid out untimed; with --fio-job, a folder
- * for whatever the job file makes (fio's default file names are
- * relative). Either is ctx->state, a path. */
+ * for the job file's copy and what it makes, laid out untimed too.
+ * Either is ctx->state, a path. */
+static void fio_teardown(struct workload_ctx *ctx);
+
 static int fio_setup(struct workload_ctx *ctx)
 {
 	const struct fio_params *p = ctx->params;
@@ -245,7 +275,10 @@ static int fio_setup(struct workload_ctx *ctx)
 		return err;
 	}
 	ctx->state = path;
-	return 0;
+	err = p->job_file[0] ? fio_file_setup(ctx, path) : 0;
+	if (err) /* run_on_target calls teardown only after a setup */
+		fio_teardown(ctx);
+	return err;
 }
 
 static void fio_teardown(struct workload_ctx *ctx)
@@ -262,51 +295,91 @@ static void fio_teardown(struct workload_ctx *ctx)
 	ctx->state = NULL;
 }
 
-/* Run r's fio as the timed child for metrics m..: per job side (read
- * or write: 6 metrics) or the totals of a job file (-1: 3 metrics). */
-static int fio_measure(const struct workload_ctx *ctx, struct fio_run *r, int m,
-		       const char *name, int side, struct sample *out)
+/* fio's figures of one side into metrics s->m.. of out. */
+static int side_into(const char *text, const struct fio_side *s,
+		     struct sample *out, char *why, size_t len)
 {
-	const char *tname = ctx->target->info.name;
-	char why[DETAIL_LEN] = "no output";
 	struct fio_figures f;
-	int err, n = side < 0 ? FIO_JOB_FILE_METRICS : FIO_METRICS;
+	int m = s->m;
+
+	if (fio_parse_job(text, s->job, s->read, &f, why, len))
+		return -1;
+	out->values[m] = f.mbps;
+	out->values[m + 1] = f.iops;
+	out->values[m + 2] = f.clat_mean_us;
+	out->values[m + 3] = f.clat_p50_us;
+	out->values[m + 4] = f.clat_p99_us;
+	out->values[m + 5] = f.clat_p999_us;
+	if (s->read)
+		out->read_bytes[m] = f.io_bytes;
+	return 0;
+}
+
+/* The device's bytes over sides that ran at once, in proportion to what
+ * each read (counted: known), and every side's figures on its six
+ * metrics; all share the one child's rusage and CPU figures. */
+static void spread_dev_bytes(const struct fio_side *sides, int n, bool counted,
+			     uint64_t dev, struct sample *out)
+{
+	double read = 0;
+	int m0 = sides[0].m;
+
+	for (int i = 0; i < n; i++)
+		read += out->read_bytes[sides[i].m];
+	for (int i = 0; i < n; i++) {
+		int m = sides[i].m;
+
+		if (out->read_bytes[m] > 0 && counted) {
+			out->dev_read_bytes[m] =
+				(double)dev * out->read_bytes[m] / read;
+			out->dev_counted[m] = true;
+		}
+		for (int k = 0; k < FIO_METRICS; k++) {
+			out->read_bytes[m + k] = out->read_bytes[m];
+			out->dev_read_bytes[m + k] = out->dev_read_bytes[m];
+			out->dev_counted[m + k] = out->dev_counted[m];
+			if (m + k != m0)
+				sample_share(out, m0, m + k);
+		}
+	}
+}
+
+int fio_measure(const struct workload_ctx *ctx, struct fio_run *r,
+		const char *name, const struct fio_side *sides, int n,
+		struct sample *out)
+{
+	const struct target *t = ctx->target;
+	char why[DETAIL_LEN] = "no output";
+	uint64_t dev0, dev1;
+	int err, m0 = sides[0].m;
+	bool counted;
 	char *text;
 
-	if (ctx->drop_caches && (err = drop_caches()))
+	if (ctx->drop_caches && (err = drop_caches(ctx->target)))
 		return err;
-	err = workload_spawn(ctx, fio_child, r, out, m);
+	dev0 = workload_dev_read_bytes(t);
+	err = workload_spawn(ctx, fio_child, r, out, m0);
+	dev1 = workload_dev_read_bytes(t);
 	if (err == -EINTR)
 		return err;
 	if (err) {
 		fio_complaint(r->err_fd, why, sizeof(why));
 		fprintf(stderr, "encbench-trace: fio %s on %s: %s\n", name,
-			tname, why);
+			t->info.name, why);
 		return err;
 	}
 	text = memfd_text(r->out_fd);
-	if (!text)
-		err = -1;
-	else if (side < 0)
-		err = fio_parse_totals(text, &f, why, sizeof(why));
-	else
-		err = fio_parse_json(text, side, &f, why, sizeof(why));
+	err = text ? 0 : -1;
+	for (int i = 0; i < n && !err; i++)
+		err = side_into(text, &sides[i], out, why, sizeof(why));
 	free(text);
 	if (err) {
 		fprintf(stderr, "encbench-trace: fio %s on %s: %s\n", name,
-			tname, why);
+			t->info.name, why);
 		return -EIO;
 	}
-	out->values[m] = f.mbps;
-	out->values[m + 1] = f.iops;
-	out->values[m + 2] = f.clat_mean_us;
-	if (side >= 0) {
-		out->values[m + 3] = f.clat_p50_us;
-		out->values[m + 4] = f.clat_p99_us;
-		out->values[m + 5] = f.clat_p999_us;
-	}
-	for (int k = 1; k < n; k++)
-		sample_share(out, m, m + k);
+	counted = dev0 && dev1 >= dev0;
+	spread_dev_bytes(sides, n, counted, counted ? dev1 - dev0 : 0, out);
 	return 0;
 }
 
@@ -315,29 +388,14 @@ static int fio_one_job(const struct workload_ctx *ctx, int i, struct fio_run *r,
 {
 	const struct fio_params *p = ctx->params;
 	const struct target *t = ctx->target;
+	struct fio_side side = {NULL, is_read(p->rw[i]), i * FIO_METRICS};
 	char name[NAME_LEN];
 
 	fio_argv(r, ctx->state, false);
 	fio_job_args(r, p, i, !(t->kind && t->kind->no_direct_io),
 		     buffered_in_disguise(t));
 	job_name(p, i, name, sizeof(name));
-	return fio_measure(ctx, r, i * FIO_METRICS, name, is_read(p->rw[i]),
-			   out);
-}
-
-/* --fio-job: fio runs the job file in a folder of ours on the target. */
-static int fio_job_file(const struct workload_ctx *ctx, struct fio_run *r,
-			struct sample *out)
-{
-	const struct fio_params *p = ctx->params;
-
-	fio_argv(r, "", false);
-	run_arg(r, "--output-format=json");
-	run_arg(r, "--output=/dev/stdout");
-	r->argv[r->argc++] = (char *)p->job_file;
-	r->argv[r->argc] = NULL;
-	r->cwd = ctx->state;
-	return fio_measure(ctx, r, 0, "job file", -1, out);
+	return fio_measure(ctx, r, name, &side, 1, out);
 }
 
 static int fio_run_once(const struct workload_ctx *ctx, struct sample *out)
@@ -353,12 +411,11 @@ static int fio_run_once(const struct workload_ctx *ctx, struct sample *out)
 	r->err_fd = memfd_create("encbench-fio-err", MFD_CLOEXEC);
 	if (r->out_fd < 0 || r->err_fd < 0)
 		err = -errno;
-	for (int i = 0; i < p->nr_rw && !err && !p->job_file[0]; i++) {
-		err = memfd_reset(r->out_fd) ?: memfd_reset(r->err_fd);
-		err = err ?: fio_one_job(ctx, i, r, out);
-	}
+	err = err ?: memfd_reset(r->out_fd) ?: memfd_reset(r->err_fd);
 	if (!err && p->job_file[0])
-		err = fio_job_file(ctx, r, out);
+		err = fio_file_run(ctx, r, out);
+	else if (!err)
+		err = fio_one_job(ctx, ctx->phase, r, out);
 	if (r->out_fd >= 0)
 		close(r->out_fd);
 	if (r->err_fd >= 0)
@@ -367,40 +424,23 @@ static int fio_run_once(const struct workload_ctx *ctx, struct sample *out)
 	return err;
 }
 
-/* `fio --parse-only` of --fio-job's file: 0, or -1 and fio's complaint
- * (or why fio cannot run) in why. */
-static int fio_parse_only(struct fio_run *r, char *why, size_t len)
+int fio_untimed(struct fio_run *r, char *why, size_t len)
 {
+	int fd = memfd_create("encbench-fio-check", MFD_CLOEXEC);
 	int err;
 
-	r->out_fd = memfd_create("encbench-fio-check", MFD_CLOEXEC);
-	if (r->out_fd < 0) {
+	if (fd < 0) {
 		snprintf(why, len, "memfd_create: %s", strerror(errno));
 		return -1;
 	}
-	err = workload_exec(r->argv, r->out_fd, r->out_fd);
+	err = workload_exec(r->argv, fd, fd);
 	if (err == -EIO)
-		fio_complaint(r->out_fd, why, len);
+		fio_complaint(fd, why, len);
 	else if (err)
 		snprintf(why, len, "cannot run fio (%s): install Debian's fio",
 			 strerror(-err));
-	close(r->out_fd);
+	close(fd);
 	return err ? -1 : 0;
-}
-
-static int fio_check_job_file(const struct fio_params *p, char *why, size_t len)
-{
-	struct fio_run *r = calloc(1, sizeof(*r));
-	int err;
-
-	if (!r)
-		return -1;
-	fio_argv(r, "", true);
-	r->argv[r->argc++] = (char *)p->job_file;
-	r->argv[r->argc] = NULL;
-	err = fio_parse_only(r, why, len);
-	free(r);
-	return err;
 }
 
 /* Before anything is made: fio is there and takes every job as given
@@ -412,7 +452,7 @@ static int fio_check(const void *vp, char *why, size_t len)
 	int err;
 
 	if (p->job_file[0])
-		return fio_check_job_file(p, why, len);
+		return fio_file_check(p, why, len);
 	if (p->nr_bs > 1 && p->nr_bs != p->nr_rw) {
 		snprintf(why, len,
 			 "--fio-bs has %d sizes for %d --fio-rw modes: give "
@@ -436,7 +476,7 @@ static int fio_check(const void *vp, char *why, size_t len)
 	fio_argv(r, "/nonexistent/fio.dat", true);
 	for (int i = 0; i < p->nr_rw; i++)
 		fio_job_args(r, p, i, true, false);
-	err = fio_parse_only(r, why, len);
+	err = fio_untimed(r, why, len);
 	free(r);
 	return err;
 }
@@ -460,12 +500,16 @@ static void fio_common(void *vp, const struct workload_common *c)
 {
 	struct fio_params *p = vp;
 
-	if (c->size_bytes)
+	if (c->size_bytes) {
 		p->size_bytes = c->size_bytes;
-	if (c->scale > 0)
+		p->size_given = true;
+	}
+	if (c->scale > 0) {
+		p->scale = c->scale;
 		p->runtime_s = p->runtime_s * c->scale < 0.1
 				       ? 0.1
 				       : p->runtime_s * c->scale;
+	}
 }
 
 /* A comma-separated list: each item through one(), at most `max`. */
@@ -513,32 +557,6 @@ static int one_bs(void *vp, int i, const char *item, char *why, size_t len)
 				 &((struct fio_params *)vp)->bs[i], why, len);
 }
 
-/* --fio-job FILE: a regular file, kept as an absolute path (fio runs
- * in the target's folder). Its content is fio's to judge (check). */
-static int set_job_file(struct fio_params *p, const char *value, char *why,
-			size_t len)
-{
-	char *abs = realpath(value, NULL);
-	struct stat st;
-	int rc = -1;
-
-	if (!abs)
-		snprintf(why, len, "invalid --fio-job '%s': %s", value,
-			 strerror(errno));
-	else if (stat(abs, &st) || !S_ISREG(st.st_mode))
-		snprintf(why, len, "invalid --fio-job '%s': not a regular file",
-			 value);
-	else if (strlen(abs) >= sizeof(p->job_file))
-		snprintf(why, len, "invalid --fio-job '%s': path too long",
-			 value);
-	else
-		rc = 0;
-	if (!rc)
-		snprintf(p->job_file, sizeof(p->job_file), "%s", abs);
-	free(abs);
-	return rc;
-}
-
 static int fio_set(void *vp, const char *key, const char *value, char *why,
 		   size_t len)
 {
@@ -554,9 +572,11 @@ static int fio_set(void *vp, const char *key, const char *value, char *why,
 		n = each_item(value, FIO_MAX_JOBS, why, len, one_bs, p);
 		return n < 0 ? -1 : (p->nr_bs = n, 0);
 	}
-	if (!strcmp(key, "size"))
+	if (!strcmp(key, "size")) {
+		p->size_given = true;
 		return workload_opt_size("fio", key, value, 4096,
 					 &p->size_bytes, why, len);
+	}
 	if (!strcmp(key, "iodepth"))
 		return workload_opt_count("fio", key, value, 4096, &p->iodepth,
 					  why, len);
@@ -570,10 +590,11 @@ static int fio_set(void *vp, const char *key, const char *value, char *why,
 			return -1;
 		}
 		p->runtime_s = d;
+		p->runtime_given = true;
 		return 0;
 	}
 	if (!strcmp(key, "job"))
-		return set_job_file(p, value, why, len);
+		return fio_file_set(p, value, why, len);
 	if (!strcmp(key, "engine")) {
 		if (!*value || strlen(value) >= sizeof(p->engine) ||
 		    strpbrk(value, " \t\n/")) {
@@ -586,12 +607,14 @@ static int fio_set(void *vp, const char *key, const char *value, char *why,
 	return -1;
 }
 
-static uint64_t fio_space(const void *p)
+static uint64_t fio_space(const void *vp)
 {
-	return ((const struct fio_params *)p)->size_bytes;
+	const struct fio_params *p = vp;
+
+	return p->job_file[0] ? fio_file_space(p) : p->size_bytes;
 }
 
-static int fio_metrics(const void *vp, struct metric_def out[MAX_METRICS])
+void fio_side_metrics(const char *prefix, struct metric_def *out)
 {
 	static const struct {
 		const char *suffix, *unit;
@@ -601,27 +624,47 @@ static int fio_metrics(const void *vp, struct metric_def out[MAX_METRICS])
 		{"clat_mean_us", "us", false}, {"clat_p50_us", "us", false},
 		{"clat_p99_us", "us", false},  {"clat_p999_us", "us", false},
 	};
+
+	for (int k = 0; k < FIO_METRICS; k++) {
+		snprintf(out[k].name, sizeof(out[k].name), "%s_%s", prefix,
+			 kinds[k].suffix);
+		snprintf(out[k].unit, sizeof(out[k].unit), "%s", kinds[k].unit);
+		out[k].higher_is_better = kinds[k].higher;
+	}
+}
+
+static int fio_metrics(const void *vp, struct metric_def out[MAX_METRICS])
+{
 	const struct fio_params *p = vp;
 	char name[NAME_LEN];
 
-	if (p->job_file[0]) {
-		out[0] = (struct metric_def){"job_mbps", "MB/s", true};
-		out[1] = (struct metric_def){"job_iops", "IOPS", true};
-		out[2] = (struct metric_def){"job_clat_mean_us", "us", false};
-		return FIO_JOB_FILE_METRICS;
-	}
+	if (p->job_file[0])
+		return fio_file_metrics(p, out);
 	for (int i = 0; i < p->nr_rw; i++) {
 		job_name(p, i, name, sizeof(name));
-		for (int k = 0; k < FIO_METRICS; k++) {
-			struct metric_def *d = &out[i * FIO_METRICS + k];
-
-			snprintf(d->name, sizeof(d->name), "%s_%s", name,
-				 kinds[k].suffix);
-			snprintf(d->unit, sizeof(d->unit), "%s", kinds[k].unit);
-			d->higher_is_better = kinds[k].higher;
-		}
+		fio_side_metrics(name, &out[i * FIO_METRICS]);
 	}
 	return p->nr_rw * FIO_METRICS;
+}
+
+static int fio_phases(const void *vp)
+{
+	const struct fio_params *p = vp;
+
+	return p->job_file[0] ? fio_file_phases(p) : p->nr_rw;
+}
+
+static void fio_phase(const void *vp, int i, struct workload_phase *out)
+{
+	const struct fio_params *p = vp;
+
+	if (p->job_file[0]) {
+		fio_file_phase(p, i, out);
+		return;
+	}
+	job_name(p, i, out->name, sizeof(out->name));
+	out->first = i * FIO_METRICS;
+	out->n = FIO_METRICS;
 }
 
 static void fio_describe(const void *vp, struct param_list *out)
@@ -630,7 +673,7 @@ static void fio_describe(const void *vp, struct param_list *out)
 	char jobs[FIO_MAX_JOBS * NAME_LEN] = "", name[NAME_LEN];
 
 	if (p->job_file[0]) {
-		param_str(out, "job_file", p->job_file);
+		fio_file_describe(p, out);
 		return;
 	}
 	for (int i = 0; i < p->nr_rw; i++) {
@@ -646,19 +689,43 @@ static void fio_describe(const void *vp, struct param_list *out)
 	param_str(out, "direct", "1, 0 where O_DIRECT is refused (eCryptfs)");
 }
 
+/* What fio's figures here are: made for the target, from statx where
+ * the kernel says whether it does direct I/O (in a buffer of its own:
+ * one target at a time asks). */
 static const char *fio_caveat(const struct target *t, const void *vp)
 {
-	if (((const struct fio_params *)vp)->job_file[0])
-		return NULL; /* its direct= and engine are the job file's */
+	static char buf[DETAIL_LEN];
+	const struct fio_params *p = vp;
+	int none = fio_no_direct_io(t);
+
+	if (p->job_file[0]) {
+		snprintf(buf, sizeof(buf),
+			 "runs a copy of %s whose directory= and filename= "
+			 "point into %s/fio-job%s",
+			 p->job_file, t->info.dir,
+			 none == 1 ? "; no direct I/O here (statx: "
+				     "STATX_DIOALIGN 0): direct=1 is "
+				     "buffered I/O, re-reads are cached"
+				   : "");
+		return buf;
+	}
 	if (zfs_direct_caveat(&t->info.zfs))
 		return zfs_direct_caveat(&t->info.zfs);
 	if (t->kind && t->kind->no_direct_io)
 		return "no O_DIRECT here: fio runs buffered (direct=0), its "
-		       "write jobs end in an fsync (end_fsync)";
-	if (!strcmp(t->info.kind, "fscrypt"))
-		return "O_DIRECT on fscrypt without inline encryption is "
-		       "buffered I/O in disguise; fio's write jobs end in an "
-		       "fsync (end_fsync) so the data reaches the device";
+		       "write jobs end in an fsync (end_fsync); re-reads come "
+		       "from the page cache";
+	if (none == 1 || (none < 0 && !strcmp(t->info.kind, "fscrypt")))
+		return none == 1
+			       ? "no direct I/O here (statx: STATX_DIOALIGN 0; "
+				 "fscrypt needs -o inlinecrypt and blk-crypto): "
+				 "O_DIRECT is buffered I/O in disguise, re-reads "
+				 "come from the page cache; fio's write jobs end "
+				 "in an fsync (end_fsync)"
+			       : "O_DIRECT on fscrypt without inline encryption "
+				 "is buffered I/O in disguise; fio's write jobs "
+				 "end in an fsync (end_fsync) so the data "
+				 "reaches the device";
 	return NULL;
 }
 
@@ -666,12 +733,13 @@ static const struct workload_key fio_keys[] = {
 	{"rw", "jobs' modes: randread,randwrite,read,write (the default)"},
 	{"bs",
 	 "block size, one or one per mode (default 4k random, 4m sequential)"},
-	{"size", "bytes of the file the jobs use (default 256M)"},
+	{"size", "bytes of the file the jobs use (default: --size, else 256M)"},
 	{"runtime", "each job's runtime (default 10 s)"},
 	{"iodepth", "I/Os in flight (default 16)"},
 	{"engine", "fio's ioengine (default posixaio, as Phoronix)"},
-	{"job", "a fio job file to run instead, in a folder on each target: "
-		"totals of its jobs"},
+	{"job", "a fio job file to run instead (fio's examples as they are): "
+		"a copy pointed into each target's folder, "
+		"each job reported apart"},
 	{0},
 };
 
@@ -687,6 +755,9 @@ const struct workload_ops fio_workload_ops = {
 	.keys = fio_keys,
 	.check = fio_check,
 	.space_needed = fio_space,
+	.shrink = "--fio-size, --fio-runtime or --scale",
+	.phases = fio_phases,
+	.phase = fio_phase,
 	.metrics = fio_metrics,
 	.describe = fio_describe,
 	.caveat = fio_caveat,

@@ -21,10 +21,11 @@ struct fio_figures {
 int fio_parse_json(const char *text, bool read_side, struct fio_figures *out,
 		   char *why, size_t len);
 
-/* The sums of every job and side of a job file's run: MB/s, IOPS,
- * io_bytes, the longest runtime, and clat mean weighted by each side's
- * I/Os (no percentiles: they do not add up). 0, or -1 and why. */
-int fio_parse_totals(const char *text, struct fio_figures *out, char *why,
-		     size_t len);
+/* Job `name`'s side (its clones, numjobs, added up: MB/s, IOPS and
+ * bytes summed, clat mean weighted by I/Os, the percentiles the highest
+ * clone's; one clone, or fio's group_reporting, gives fio's own). NULL:
+ * the first job. 0, or -1 and why. */
+int fio_parse_job(const char *text, const char *name, bool read_side,
+		  struct fio_figures *out, char *why, size_t len);
 
 #endif

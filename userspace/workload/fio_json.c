@@ -47,97 +47,110 @@ static int fio_jobs(const char *text, struct json_object **root,
 	return 0;
 }
 
-int fio_parse_json(const char *text, bool read_side, struct fio_figures *out,
-		   char *why, size_t len)
+/* One job entry's side into f: 1 when it did I/O, 0 when none, -1 when
+ * a figure is missing. */
+static int side_figures(struct json_object *job, const char *side,
+			struct fio_figures *f, double *ios)
+{
+	struct json_object *s, *clat, *pct;
+	double bw = 0, runtime_ms = 0;
+
+	memset(f, 0, sizeof(*f));
+	if (!json_object_object_get_ex(job, side, &s) ||
+	    !num_at(s, "io_bytes", &f->io_bytes) ||
+	    !num_at(s, "runtime", &runtime_ms))
+		return -1;
+	if (f->io_bytes <= 0 || runtime_ms <= 0)
+		return 0;
+	if (!json_object_object_get_ex(s, "clat_ns", &clat) ||
+	    !json_object_object_get_ex(clat, "percentile", &pct) ||
+	    !num_at(s, "bw_bytes", &bw) || !num_at(s, "iops", &f->iops) ||
+	    !num_at(s, "total_ios", ios) ||
+	    !num_at(clat, "mean", &f->clat_mean_us) ||
+	    !num_at(pct, "50.000000", &f->clat_p50_us) ||
+	    !num_at(pct, "99.000000", &f->clat_p99_us) ||
+	    !num_at(pct, "99.900000", &f->clat_p999_us))
+		return -1;
+	f->mbps = bw / 1e6;
+	f->runtime_s = runtime_ms / 1e3;
+	f->clat_mean_us /= 1e3;
+	f->clat_p50_us /= 1e3;
+	f->clat_p99_us /= 1e3;
+	f->clat_p999_us /= 1e3;
+	return 1;
+}
+
+static double most(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/* Add clone c (ios I/Os) to the job's figures so far, out (n I/Os). */
+static void add_clone(struct fio_figures *out, double n,
+		      const struct fio_figures *c, double ios)
+{
+	out->clat_mean_us =
+		n + ios > 0 ? (out->clat_mean_us * n + c->clat_mean_us * ios) /
+				      (n + ios)
+			    : 0;
+	out->mbps += c->mbps;
+	out->iops += c->iops;
+	out->io_bytes += c->io_bytes;
+	out->runtime_s = most(out->runtime_s, c->runtime_s);
+	out->clat_p50_us = most(out->clat_p50_us, c->clat_p50_us);
+	out->clat_p99_us = most(out->clat_p99_us, c->clat_p99_us);
+	out->clat_p999_us = most(out->clat_p999_us, c->clat_p999_us);
+}
+
+int fio_parse_job(const char *text, const char *name, bool read_side,
+		  struct fio_figures *out, char *why, size_t len)
 {
 	const char *side = read_side ? "read" : "write";
-	struct json_object *root = NULL, *jobs, *job, *s, *clat, *pct;
-	double bw = 0, runtime_ms = 0;
-	int rc = -1;
+	struct json_object *root = NULL, *jobs, *n;
+	double ios_sum = 0;
+	int rc = -1, found = 0;
 
+	memset(out, 0, sizeof(*out));
 	if (fio_jobs(text, &root, &jobs, why, len))
 		goto cleanup;
-	job = json_object_array_get_idx(jobs, 0);
-	if (!json_object_object_get_ex(job, side, &s) ||
-	    !num_at(s, "io_bytes", &out->io_bytes) ||
-	    !num_at(s, "runtime", &runtime_ms)) {
-		snprintf(why, len, "fio's JSON has no %s side", side);
+	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+		struct json_object *job = json_object_array_get_idx(jobs, i);
+		struct fio_figures c;
+		double ios = 0;
+		int got;
+
+		if (name && (!json_object_object_get_ex(job, "jobname", &n) ||
+			     strcmp(json_object_get_string(n), name)))
+			continue;
+		if (!name && i)
+			break;
+		found++;
+		got = side_figures(job, side, &c, &ios);
+		if (got < 0) {
+			snprintf(why, len, "fio's JSON lacks the %s figures",
+				 side);
+			goto cleanup;
+		}
+		if (got)
+			add_clone(out, ios_sum, &c, ios);
+		ios_sum += ios;
+	}
+	if (!found) {
+		snprintf(why, len, "fio's JSON has no job %s", name);
 		goto cleanup;
 	}
-	if (out->io_bytes <= 0 || runtime_ms <= 0) {
+	if (out->io_bytes <= 0) {
 		snprintf(why, len, "fio did no %s I/O", side);
 		goto cleanup;
 	}
-	if (!json_object_object_get_ex(s, "clat_ns", &clat) ||
-	    !json_object_object_get_ex(clat, "percentile", &pct) ||
-	    !num_at(s, "bw_bytes", &bw) || !num_at(s, "iops", &out->iops) ||
-	    !num_at(clat, "mean", &out->clat_mean_us) ||
-	    !num_at(pct, "50.000000", &out->clat_p50_us) ||
-	    !num_at(pct, "99.000000", &out->clat_p99_us) ||
-	    !num_at(pct, "99.900000", &out->clat_p999_us)) {
-		snprintf(why, len, "fio's JSON lacks the %s figures", side);
-		goto cleanup;
-	}
-	out->mbps = bw / 1e6;
-	out->runtime_s = runtime_ms / 1e3;
-	out->clat_mean_us /= 1e3;
-	out->clat_p50_us /= 1e3;
-	out->clat_p99_us /= 1e3;
-	out->clat_p999_us /= 1e3;
 	rc = 0;
 cleanup:
 	json_object_put(root);
 	return rc;
 }
 
-int fio_parse_totals(const char *text, struct fio_figures *out, char *why,
-		     size_t len)
+int fio_parse_json(const char *text, bool read_side, struct fio_figures *out,
+		   char *why, size_t len)
 {
-	static const char *const sides[] = {"read", "write", "trim"};
-	struct json_object *root = NULL, *jobs, *s, *clat;
-	double ios = 0, clat_sum = 0;
-	int rc = -1;
-
-	memset(out, 0, sizeof(*out));
-	if (fio_jobs(text, &root, &jobs, why, len))
-		goto cleanup;
-	for (size_t i = 0; i < json_object_array_length(jobs); i++)
-		for (size_t k = 0; k < 3; k++) {
-			struct json_object *job =
-				json_object_array_get_idx(jobs, i);
-			double v[6] = {0};
-
-			/* io_bytes, bw_bytes, iops, total_ios, runtime, mean */
-			if (!json_object_object_get_ex(job, sides[k], &s))
-				continue;
-			if (!num_at(s, "io_bytes", &v[0]) || !v[0])
-				continue;
-			if (!num_at(s, "bw_bytes", &v[1]) ||
-			    !num_at(s, "iops", &v[2]) ||
-			    !num_at(s, "total_ios", &v[3]) ||
-			    !num_at(s, "runtime", &v[4]) ||
-			    !json_object_object_get_ex(s, "clat_ns", &clat) ||
-			    !num_at(clat, "mean", &v[5])) {
-				snprintf(why, len,
-					 "fio's JSON lacks a job's %s figures",
-					 sides[k]);
-				goto cleanup;
-			}
-			out->io_bytes += v[0];
-			out->mbps += v[1] / 1e6;
-			out->iops += v[2];
-			ios += v[3];
-			if (v[4] / 1e3 > out->runtime_s)
-				out->runtime_s = v[4] / 1e3;
-			clat_sum += v[5] / 1e3 * v[3];
-		}
-	if (out->io_bytes <= 0 || ios <= 0) {
-		snprintf(why, len, "fio's jobs did no I/O");
-		goto cleanup;
-	}
-	out->clat_mean_us = clat_sum / ios;
-	rc = 0;
-cleanup:
-	json_object_put(root);
-	return rc;
+	return fio_parse_job(text, NULL, read_side, out, why, len);
 }

@@ -360,7 +360,7 @@ static int nginx_run_once(const struct workload_ctx *ctx, struct sample *out)
 	snprintf(s->out, sizeof(s->out), "%s/run-%d.log", s->priv,
 		 ctx->iteration);
 	if (ctx->drop_caches)
-		err = drop_caches();
+		err = drop_caches(ctx->target);
 	if (!err)
 		err = workload_spawn_client(ctx, run_wrk, s, out, 0);
 	if (!err && parse_report(s->out, &w)) {

@@ -303,7 +303,7 @@ static int pgbench_run_once(const struct workload_ctx *ctx, struct sample *out)
 		 ctx->iteration);
 	err = checkpoint(s);
 	if (!err && ctx->drop_caches)
-		err = drop_caches();
+		err = drop_caches(ctx->target);
 	if (!err)
 		err = workload_spawn_client(ctx, run_pgbench, s, out, 0);
 	if (!err && parse_report(s->out, &out->values[0], &out->values[1],

@@ -18,8 +18,10 @@
 #include <unistd.h>
 
 #include "workload.h"
+#include "../common/blockstat.h"
 #include "../common/parse.h"
 #include "../storage/target.h"
+#include "../storage/zfs.h"
 
 extern const struct workload_ops dd_workload_ops;
 extern const struct workload_ops copy_workload_ops;
@@ -286,11 +288,32 @@ double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int drop_caches(void)
+uint64_t workload_dev_read_bytes(const struct target *t)
+{
+	uint64_t b = 0;
+
+	if (t->info.nr_devices &&
+	    blockstat_read_bytes(t->info.devices[0].major,
+				 t->info.devices[0].minor, &b))
+		b = 0;
+	return b;
+}
+
+void sample_read(struct sample *s, int m, double bytes, uint64_t dev0,
+		 uint64_t dev1)
+{
+	s->read_bytes[m] = bytes;
+	s->dev_counted[m] = dev0 && dev1 >= dev0;
+	s->dev_read_bytes[m] = s->dev_counted[m] ? (double)(dev1 - dev0) : 0;
+}
+
+int drop_caches(const struct target *t)
 {
 	int fd, err = 0;
 
 	sync();
+	if (t && t->info.zfs.dataset[0] && zfs_pool_sync(&t->info.zfs))
+		return -EIO;
 	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * workload/: the workloads. May include: storage/ (the target a workload
+ * runs on) and common/.
+ *
  * Workloads behind one ops table. Each owns its parameters (a struct of
  * its own, its defaults, its --<name>-<key> options, the space it needs)
  * and runs one iteration at a time; the timed operations run in child
@@ -32,6 +35,12 @@ struct sample {
 	double cpu_min[MAX_METRICS], cpu_max[MAX_METRICS];
 	double cpu_sum[MAX_METRICS];
 	int cpu_n[MAX_METRICS];
+	/* Read-side metrics: the bytes the workload read, and the bytes the
+	 * target's device delivered meanwhile (its /sys/block stat); what
+	 * the device did not deliver came from the page cache. read_bytes
+	 * 0: not a read-side figure; dev_counted: the device's were read. */
+	double read_bytes[MAX_METRICS], dev_read_bytes[MAX_METRICS];
+	bool dev_counted[MAX_METRICS];
 };
 
 /* Called around each timed child by whoever runs the workload (the
@@ -56,6 +65,14 @@ struct workload_ctx {
 	/* What setup() made for the whole series on this target (a source
 	 * file, a running server), for run_once and teardown. */
 	void *state;
+	/* The part run_once runs (workload_ops.phases), 0 when it has one. */
+	int phase;
+};
+
+/* A part of a workload traced apart (one of fio's jobs). */
+struct workload_phase {
+	char name[NAME_LEN]; /* "randread_4k", a job file's job name */
+	int first, n;	     /* its metrics */
 };
 
 /* What `run`'s common options say to every workload; 0 = not given. */
@@ -84,10 +101,21 @@ struct workload_ops {
 		   size_t len);
 	const struct workload_key *keys; /* NULL-terminated, may be NULL */
 	/* Whole-run check before anything is created (may run programs, as
-	 * `fio --parse-only`): 0, or -1 with a one-line reason. May be NULL. */
+	 * `fio --parse-only`): 0, or -1 with a one-line reason (bad usage,
+	 * exit 2), or -2 with the program's own complaint (a job file fio
+	 * rejects: exit 1). May be NULL. */
 	int (*check)(const void *p, char *why, size_t len);
 	/* Bytes of filesystem space its files need at once. */
 	uint64_t (*space_needed)(const void *p);
+	/* The options that make it smaller, for the line that refuses a
+	 * run that does not fit ("--fio-size, --fio-runtime or --scale");
+	 * may be NULL. */
+	const char *shrink;
+	/* Parts run and traced apart, each with all its iterations (fio's
+	 * jobs: each gets its own attribution and verdict): how many, and
+	 * part i's name and metrics. NULL: one part, the whole workload. */
+	int (*phases)(const void *p);
+	void (*phase)(const void *p, int i, struct workload_phase *out);
 	/* Its metrics (name, unit, direction) for these parameters. */
 	int (*metrics)(const void *p, struct metric_def out[MAX_METRICS]);
 	/* Its parameters, typed, for results.json and run.log. */
@@ -131,8 +159,18 @@ void workload_follow(const struct workload_ctx *ctx, pid_t pid);
 /* Let metric `to` share metric `from`'s rusage and CPU figures (several
  * metrics from one child, as fio's MB/s and IOPS). */
 void sample_share(struct sample *s, int from, int to);
-/* sync + drop page cache, dentries and inodes. */
-int drop_caches(void);
+/* Bytes the target's top device (its file system's) has read, for the
+ * page cache's share of a read figure; 0 when it has none (a ZFS
+ * dataset) or it cannot be read. */
+uint64_t workload_dev_read_bytes(const struct target *t);
+/* Metric m read `bytes`, while the device went from dev0 to dev1 (its
+ * workload_dev_read_bytes before and after; not counted when unknown). */
+void sample_read(struct sample *s, int m, double bytes, uint64_t dev0,
+		 uint64_t dev1);
+/* sync + drop page cache, dentries and inodes; on a ZFS dataset, its
+ * pool's open txg synced first, so that what was written is read from
+ * the pool, not from ZFS's dirty buffers. */
+int drop_caches(const struct target *t);
 /* Seconds on CLOCK_MONOTONIC. */
 double now_s(void);
 

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fio as users run it, through the real program on real loop devices:
+ * fio's own example job files (Debian's fio-examples: ssd-test.fio,
+ * fio-rand-read.fio, fio-seq-read.fio), with only their sizes and
+ * runtimes shrunk, run on plain and fscrypt and come back one result per
+ * job, as fio reports it, with their own comparison; a job file with a bad
+ * option or an unreachable folder is fio's error, exit 1, nothing left.
+ * And the page cache named: fio's 1 MiB sequential reads on fscrypt
+ * (O_DIRECT falls back to buffered I/O there, and fio re-reads its file)
+ * are marked cached, checked against what the file's size allows the
+ * device to deliver; the same job on plain (direct I/O) is not.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "leftovers.h"
+#include "results_json.h"
+#include "run_prog.h"
+
+#define EXAMPLES "/usr/share/doc/fio/examples"
+#define FILE_MB	 8 /* --fio-size of the cached test's file */
+
+static char tmp[] = "/var/tmp/encbench-fiojobs.XXXXXX";
+static char ids_file[PATH_MAX];
+static const char *const targets[] = {"plain", "fscrypt"};
+
+static int run_in(const char *out, const char *const *extra, int n)
+{
+	return run_prog_run(tmp, out, extra, n);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (run_prog_begin(tmp))
+		return -1;
+	run_prog_record_ids(tmp, ids_file);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return remove_tree(tmp);
+}
+
+static double num(struct json_object *o, const char *k)
+{
+	return json_object_get_double(get(o, k));
+}
+
+/* One stock job file, scaled down, on plain and fscrypt: each job's six
+ * figures apart, named after the job, agreeing with each other (MB/s is
+ * IOPS times the file's block size), compared per job. */
+static void stock_file(const char *name, const char *const *jobs, int n,
+		       double bs)
+{
+	char file[PATH_MAX], out[PATH_MAX];
+	const char *args[] = {"-w",
+			      "fio",
+			      "--fio-job",
+			      file,
+			      "-t",
+			      "plain,fscrypt",
+			      "-n",
+			      "1",
+			      "--fio-size",
+			      "16M",
+			      "--fio-runtime",
+			      "300ms"};
+	struct json_object *doc;
+
+	snprintf(file, sizeof(file), "%s/%s", EXAMPLES, name);
+	snprintf(out, sizeof(out), "%s/%s", tmp, name);
+	doc = run_prog_results(
+		tmp, "run", run_in(out, args, sizeof(args) / sizeof(args[0])),
+		out);
+	assert_non_null(doc);
+	for (int t = 0; t < 2; t++)
+		for (int j = 0; j < n; j++) {
+			char metric[2][64];
+			struct json_object *mbps, *iops;
+
+			snprintf(metric[0], sizeof(metric[0]), "%s_mbps",
+				 jobs[j]);
+			snprintf(metric[1], sizeof(metric[1]), "%s_iops",
+				 jobs[j]);
+			mbps = result_of(doc, targets[t], "fio", metric[0]);
+			iops = result_of(doc, targets[t], "fio", metric[1]);
+			assert_true(num(mbps, "mean") > 0);
+			assert_float_equal(num(mbps, "mean") * 1e6,
+					   num(iops, "mean") * bs,
+					   0.02 * num(mbps, "mean") * 1e6);
+			/* Each job its own phase (they wait for each other). */
+			assert_string_equal(
+				json_object_get_string(get(mbps, "job")),
+				jobs[j]);
+		}
+	/* Every job's figure compared on its own, none summed. */
+	for (int j = 0; j < n; j++) {
+		struct json_object *cmps = get(doc, "comparisons");
+		char metric[64];
+		int found = 0;
+
+		snprintf(metric, sizeof(metric), "%s_mbps", jobs[j]);
+		for (size_t i = 0; i < json_object_array_length(cmps); i++)
+			found += !strcmp(
+				json_object_get_string(
+					get(json_object_array_get_idx(cmps, i),
+					    "metric")),
+				metric);
+		assert_int_equal(found, 1);
+	}
+	assert_null(strstr(json_object_to_json_string(doc), "job_mbps"));
+	json_object_put(doc);
+}
+
+static void test_ssd_test(void **state)
+{
+	static const char *const jobs[] = {"seq-read", "rand-read", "seq-write",
+					   "rand-write"};
+
+	(void)state;
+	stock_file("ssd-test.fio", jobs, 4, 4096);
+}
+
+static void test_rand_read(void **state)
+{
+	static const char *const jobs[] = {"file1"};
+
+	(void)state;
+	stock_file("fio-rand-read.fio", jobs, 1, 4096);
+}
+
+static void test_seq_read(void **state)
+{
+	static const char *const jobs[] = {"file1"};
+
+	(void)state;
+	stock_file("fio-seq-read.fio", jobs, 1, 256 << 10);
+}
+
+static void job_file(const char *name, const char *text, char *buf, size_t len)
+{
+	FILE *f;
+
+	snprintf(buf, len, "%s/%s", tmp, name);
+	f = fopen(buf, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* fio's own error, passed through: at the check (a bad option) or when
+ * it runs (a folder it cannot open); exit 1, no results, nothing left. */
+static void test_fio_errors(void **state)
+{
+	static const struct {
+		const char *text, *says;
+	} bad[] = {
+		{"[j]\nrw=read\nsize=1m\nbogus_option=1\n",
+		 "Bad option <bogus_option=1>"},
+		{"[j]\nrw=read\nsize=1m\nopendir=/nonexistent/dir\n",
+		 "fio: failed parsing opendir=/nonexistent/dir"},
+	};
+	char file[PATH_MAX], out[PATH_MAX];
+	const char *args[] = {"-w", "fio",   "--fio-job", file,
+			      "-t", "plain", "-n",	  "1"};
+	struct stat st;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *err;
+
+		job_file("bad.fio", bad[i].text, file, sizeof(file));
+		snprintf(out, sizeof(out), "%s/bad%zu", tmp, i);
+		assert_int_equal(run_in(out, args, 8), 1);
+		err = run_output(tmp, "run", "stderr");
+		if (!strstr(err, bad[i].says))
+			fail_msg("no \"%s\" in: %s", bad[i].says, err);
+		assert_int_equal(stat(out, &st), -1);
+	}
+	assert_int_equal(leftovers_recorded(tmp, ids_file), 0);
+}
+
+/* drop_pagecache of /proc/vmstat: how often the page cache was dropped,
+ * by anyone (drop_caches is machine-wide). */
+static long cache_drops(void)
+{
+	FILE *f = fopen("/proc/vmstat", "r");
+	char key[64];
+	long v, n = -1;
+
+	assert_non_null(f);
+	while (fscanf(f, "%63s %ld", key, &v) == 2)
+		if (!strcmp(key, "drop_pagecache"))
+			n = v;
+	fclose(f);
+	assert_true(n >= 0);
+	return n;
+}
+
+/* The page cache named. The device can deliver fio's file (FILE_MB)
+ * at most once per cold start: once per run (caches are dropped before
+ * each job) and once more per drop of the page cache by anyone while
+ * the run went on (counted in /proc/vmstat; other runs on the machine
+ * drop it too). On fscrypt every byte fio read past that came from the
+ * page cache; on plain, direct I/O, the device delivered all of it. */
+static void test_cached(void **state)
+{
+	static const char *const args[] = {"-w",
+					   "fio",
+					   "--fio-rw",
+					   "randread,read",
+					   "--fio-bs",
+					   "4k,1m",
+					   "--fio-engine",
+					   "psync",
+					   "--fio-iodepth",
+					   "1",
+					   "--fio-size",
+					   "8M",
+					   "--fio-runtime",
+					   "2",
+					   "-t",
+					   "plain,fscrypt",
+					   "-n",
+					   "2"};
+	char out[PATH_MAX];
+	struct json_object *doc, *plain, *fs, *cmps, *vs;
+	double most, share, pct;
+	bool marked = false, said = false;
+	long drops = cache_drops();
+
+	(void)state;
+	snprintf(out, sizeof(out), "%s/cached", tmp);
+	doc = run_prog_results(
+		tmp, "run", run_in(out, args, sizeof(args) / sizeof(args[0])),
+		out);
+	assert_non_null(doc);
+	drops = cache_drops() - drops;
+	fs = result_of(doc, "fscrypt", "fio", "read_1m_mbps");
+	plain = result_of(doc, "plain", "fio", "read_1m_mbps");
+	most = (2 + drops) * (FILE_MB << 20) * 1.1 + (4 << 20);
+	assert_true(num(fs, "dev_read_bytes") <= most);
+	/* What the truth says of the share (0 when the machine dropped the
+	 * cache so often that it says nothing). */
+	share = 100 * (1 - most / num(fs, "read_bytes"));
+	pct = 100 * (1 - num(fs, "dev_read_bytes") / num(fs, "read_bytes"));
+	assert_true(num(plain, "dev_read_bytes") >=
+		    0.9 * num(plain, "read_bytes"));
+	cmps = get(doc, "comparisons");
+	for (size_t i = 0; i < json_object_array_length(cmps); i++) {
+		struct json_object *c = json_object_array_get_idx(cmps, i);
+
+		if (strcmp(json_object_get_string(get(c, "metric")),
+			   "read_1m_mbps"))
+			continue;
+		marked = json_object_get_boolean(get(c, "cached"));
+		assert_true(num(c, "cached_pct") >= share);
+		assert_float_equal(num(c, "cached_pct"), pct, 1e-6);
+	}
+	if (share > 10)
+		assert_true(pct > 10);
+	assert_true(marked == (pct > 10));
+	if (!marked) {
+		print_message(
+			"# the page cache was dropped %ld times meanwhile: "
+			"%.0f %% cached, not marked\n",
+			drops, pct);
+		json_object_put(doc);
+		return;
+	}
+	/* A verdict per job (rw and bs in its name), the cached one told as
+	 * such, with why. */
+	vs = get(doc, "verdicts");
+	for (size_t i = 0; i < json_object_array_length(vs); i++) {
+		struct json_object *v = json_object_array_get_idx(vs, i);
+		const char *sum = json_object_get_string(get(v, "summary"));
+
+		if (strcmp(json_object_get_string(get(v, "target")),
+			   "fscrypt") ||
+		    strcmp(json_object_get_string(get(v, "job")), "read_1m"))
+			continue;
+		said |= strstr(sum, "cached") && strstr(sum, "page cache") &&
+			strstr(sum, "O_DIRECT fell back");
+	}
+	assert_true(said);
+	assert_non_null(strstr(run_output(tmp, "run", "stdout"), "cached:"));
+	/* plain's jobs are disk figures: no verdict calls them cached. */
+	for (size_t i = 0; i < json_object_array_length(vs); i++) {
+		struct json_object *v = json_object_array_get_idx(vs, i);
+
+		if (!strcmp(json_object_get_string(get(v, "target")), "plain"))
+			assert_null(strstr(
+				json_object_get_string(get(v, "summary")),
+				"cached"));
+	}
+	json_object_put(doc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ssd_test),
+		cmocka_unit_test(test_rand_read),
+		cmocka_unit_test(test_seq_read),
+		cmocka_unit_test(test_fio_errors),
+		cmocka_unit_test(test_cached),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Why the caller blocked, on hand-made stacks and snapshots: the
+ * classification table (the outer reason wins over the wait it ends in;
+ * compiler suffixes; no prefix matches), the wakers that say nothing, the
+ * share-out of unwoken blocked time by what writeback did (adding up, all
+ * in fs without writeback), and the verdicts it words: a write waiting
+ * for writeback that encrypts, a ZFS read decrypting from the ARC in the
+ * reader's own context.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis/analysis.h"
+
+#define US 1000ull
+#define MS 1000000ull
+
+#define WHY(...)                                                               \
+	({                                                                     \
+		const char *const f_[] = {__VA_ARGS__};                        \
+		block_reason_of(f_, sizeof(f_) / sizeof(f_[0]));               \
+	})
+
+static void test_reasons(void **state)
+{
+	(void)state;
+	/* ext4's free-space path ends in a wait for writeback work: the
+	 * outer frame says why. */
+	assert_int_equal(WHY("__schedule", "schedule", "wb_wait_for_completion",
+			     "__writeback_inodes_sb_nr",
+			     "try_to_writeback_inodes_sb", "ext4_nonda_switch",
+			     "ext4_da_write_begin", "generic_perform_write"),
+			 WHY_FREE_SPACE);
+	assert_int_equal(WHY("__schedule", "schedule", "wb_wait_for_completion",
+			     "sync_inodes_sb", "ksys_sync"),
+			 WHY_WRITEBACK_WORK);
+	assert_int_equal(WHY("__schedule", "schedule", "schedule_timeout",
+			     "io_schedule_timeout",
+			     "balance_dirty_pages.isra.0",
+			     "balance_dirty_pages_ratelimited_flags"),
+			 WHY_DIRTY_THROTTLE);
+	/* fsync: a folio under writeback is waited for on its bit. */
+	assert_int_equal(WHY("__schedule", "io_schedule",
+			     "folio_wait_bit_common", "folio_wait_writeback",
+			     "__filemap_fdatawait_range",
+			     "file_write_and_wait_range", "ext4_sync_file"),
+			 WHY_FOLIO_WRITEBACK);
+	assert_int_equal(WHY("__schedule", "schedule", "jbd2_log_wait_commit",
+			     "ext4_sync_file"),
+			 WHY_JOURNAL);
+	assert_int_equal(WHY("__schedule", "io_schedule",
+			     "folio_wait_bit_common", "filemap_get_pages",
+			     "filemap_read"),
+			 WHY_FOLIO_LOCK);
+	assert_int_equal(WHY("__schedule", "io_schedule", "blk_io_schedule",
+			     "__iomap_dio_rw", "iomap_dio_rw",
+			     "ext4_file_read_iter"),
+			 WHY_OWN_BIO);
+	assert_int_equal(WHY("__schedule", "schedule", "cv_wait_common",
+			     "txg_wait_synced_impl", "zfs_fsync"),
+			 WHY_ZFS_TXG);
+	assert_int_equal(WHY("__schedule", "schedule",
+			     "rwsem_down_write_slowpath", "down_write",
+			     "ext4_buffered_write_iter"),
+			 WHY_LOCK);
+	/* A name that only begins like one in the table is not it. */
+	assert_int_equal(WHY("__schedule", "ext4_nonda_switchx", "zio_waiter"),
+			 WHY_OTHER);
+	assert_int_equal(WHY("?"), WHY_OTHER);
+}
+
+static void test_silent_wakers(void **state)
+{
+	const char *const timer[] = {"try_to_wake_up", "process_timeout",
+				     "call_timer_fn", "__run_timers"};
+	const char *const done[] = {
+		"try_to_wake_up",  "folio_wake_bit", "folio_end_writeback",
+		"ext4_finish_bio", "ext4_end_bio",   "blk_update_request"};
+	const char *const journal[] = {"try_to_wake_up", "__wake_up_common",
+				       "jbd2_journal_commit_transaction",
+				       "kjournald2"};
+
+	(void)state;
+	assert_true(waker_says_nothing(timer, 4));
+	assert_true(waker_says_nothing(done, 6));
+	assert_false(waker_says_nothing(journal, 4));
+}
+
+/* n writes, blocked wb_waker ns woken by the flusher; the target's
+ * writeback on a CPU wb_on (samples, crypt of them in cipher code),
+ * runnable wb_runq, blocked wb_blocked. */
+static void snap_writes(struct wait_counts *ws, uint64_t n, uint64_t wb_waker,
+			uint64_t wb_on, uint64_t samples, uint64_t crypt,
+			uint64_t wb_runq, uint64_t wb_blocked)
+{
+	struct wait_stat *w = &ws->ops[EB_OP_WRITE];
+
+	memset(ws, 0, sizeof(*ws));
+	ws->available = true;
+	ws->sampled = true;
+	ws->wb_sampled = true;
+	ws->nr_cpus = 2;
+	snprintf(ws->source, sizeof(ws->source), "test");
+	w->syscalls = n;
+	w->ns[LAYER_FS] = 1 * MS;
+	w->wb_waker_ns = wb_waker;
+	w->total_ns = 1 * MS + wb_waker;
+	w->wb_oncpu_ns = wb_on;
+	w->wb_runq_ns = wb_runq;
+	w->wb_blocked_ns = wb_blocked;
+	ws->wb_samples[EB_OP_WRITE] = samples;
+	ws->wb_crypt_samples[EB_OP_WRITE] = crypt;
+	ws->why_stack_ns[EB_OP_WRITE][WHY_FREE_SPACE] = wb_waker;
+}
+
+static void test_share_unwoken(void **state)
+{
+	struct wait_counts ws;
+	struct wait_result r;
+
+	(void)state;
+	/* Writeback: 6 ms on a CPU (half of its samples in cipher code),
+	 * 3 ms runnable, 1 ms blocked: 10 ms of flusher wakeups go 3, 3,
+	 * 3, 1 to crypt, fs, cpu-wait, device. */
+	snap_writes(&ws, 10, 10 * MS, 6 * MS, 100, 50, 3 * MS, 1 * MS);
+	wait_result_from(&ws, EB_OP_WRITE, &r);
+	assert_true(r.unwoken.shared);
+	assert_int_equal(r.unwoken.flusher_ns, 10 * MS);
+	assert_int_equal(r.unwoken.crypt_ns, 3 * MS);
+	assert_int_equal(r.unwoken.fs_ns, 3 * MS);
+	assert_int_equal(r.unwoken.runq_ns, 3 * MS);
+	assert_int_equal(r.unwoken.device_ns, 1 * MS);
+	assert_int_equal(r.ns[LAYER_CRYPT], 3 * MS);
+	assert_int_equal(r.ns[LAYER_FS], 4 * MS);
+	assert_int_equal(r.ns[LAYER_CPU_WAIT], 3 * MS);
+	assert_int_equal(r.ns[LAYER_DEVICE], 1 * MS);
+	assert_int_equal(wait_sum_ns(&r), r.total_ns);
+	assert_int_equal(r.why_ns[WHY_FREE_SPACE], 10 * MS);
+	assert_non_null(strstr(r.source, "no useful waker"));
+	/* Odd figures still add up exactly (rounding goes to fs). */
+	snap_writes(&ws, 7, 1000003, 333, 7, 3, 333, 333);
+	wait_result_from(&ws, EB_OP_WRITE, &r);
+	assert_int_equal(wait_sum_ns(&r), r.total_ns);
+	/* Writeback not seen: all of it is the file system's. */
+	snap_writes(&ws, 10, 10 * MS, 0, 0, 0, 0, 0);
+	wait_result_from(&ws, EB_OP_WRITE, &r);
+	assert_false(r.unwoken.shared);
+	assert_int_equal(r.ns[LAYER_FS], 11 * MS);
+	assert_int_equal(r.ns[LAYER_CRYPT], 0);
+	assert_int_equal(wait_sum_ns(&r), r.total_ns);
+	assert_null(strstr(r.source, "no useful waker"));
+}
+
+/* A waker that says nothing is shared out for any op, by op write's
+ * writeback; a waker in crypto code stays crypt, the rest fs. */
+static void test_silent_waker_share(void **state)
+{
+	struct wait_counts ws;
+	struct wait_stat *s = &ws.ops[EB_OP_SYNC];
+	struct wait_result r;
+
+	(void)state;
+	snap_writes(&ws, 10, 0, 8 * MS, 100, 100, 0, 2 * MS);
+	s->syscalls = 1;
+	s->waker_stack_ns = 20 * MS;
+	s->total_ns = 20 * MS;
+	ws.waker_crypt_ns[EB_OP_SYNC] = 5 * MS;
+	/* More silent than the crypt waker leaves: capped. */
+	ws.waker_silent_ns[EB_OP_SYNC] = 12 * MS;
+	wait_result_from(&ws, EB_OP_SYNC, &r);
+	assert_int_equal(r.unwoken.other_ns, 12 * MS);
+	/* Writeback: all of its CPU time in cipher code, 8 of 10 ms. */
+	assert_int_equal(r.ns[LAYER_CRYPT], 5 * MS + 9600 * US);
+	assert_int_equal(r.ns[LAYER_DEVICE], 2400 * US);
+	assert_int_equal(r.ns[LAYER_FS], 3 * MS);
+	assert_int_equal(wait_sum_ns(&r), r.total_ns);
+	ws.waker_silent_ns[EB_OP_SYNC] = 20 * MS;
+	wait_result_from(&ws, EB_OP_SYNC, &r);
+	assert_int_equal(r.unwoken.other_ns, 15 * MS);
+	assert_int_equal(r.ns[LAYER_FS], 0);
+	assert_int_equal(wait_sum_ns(&r), r.total_ns);
+}
+
+static void attribution_of(struct attribution *a, const char *target, int op,
+			   const struct wait_counts *ws)
+{
+	memset(a, 0, sizeof(*a));
+	snprintf(a->target, sizeof(a->target), "%s", target);
+	snprintf(a->workload, sizeof(a->workload), "dd");
+	a->op = op;
+	wait_result_from(ws, op, &a->wait);
+}
+
+static void test_verdict_waits_for_writeback(void **state)
+{
+	struct wait_counts ws, base;
+	struct attribution a, b;
+	struct target_info t;
+	struct verdict v;
+
+	(void)state;
+	/* Baseline: 1 ms per write in fs, no writeback wait. */
+	snap_writes(&base, 10, 0, 0, 0, 0, 0, 0);
+	/* 100 writes waiting 1 s for a writeback that spends 66 % of its
+	 * time in cipher code. */
+	snap_writes(&ws, 100, 1000 * MS, 660 * MS, 100, 100, 240 * MS,
+		    100 * MS);
+	attribution_of(&b, "plain", EB_OP_WRITE, &base);
+	attribution_of(&a, "fscrypt", EB_OP_WRITE, &ws);
+	memset(&t, 0, sizeof(t));
+	snprintf(t.kind, sizeof(t.kind), "fscrypt");
+	t.encrypted = true;
+	snprintf(t.encryption.driver, sizeof(t.encryption.driver),
+		 "xts(ecb(aes-fixed-time))");
+	verdict_wait(&a, &b, &t, true, &v);
+	assert_non_null(strstr(v.summary, "10.0 ms of its 10.0 ms per write is "
+					  "waiting for writeback (mostly "
+					  "ext4's free-space writeback"));
+	assert_non_null(
+		strstr(v.summary, "which spends 66 % of its time encrypting"));
+	assert_non_null(strstr(v.summary, "xts(ecb(aes-fixed-time)) is "
+					  "software AES"));
+	assert_null(strstr(v.summary, "file system"));
+	/* Writeback that does not encrypt: said, the cipher not named. */
+	snap_writes(&ws, 100, 1000 * MS, 660 * MS, 100, 0, 240 * MS, 100 * MS);
+	attribution_of(&a, "plain2", EB_OP_WRITE, &ws);
+	verdict_wait(&a, &b, &t, true, &v);
+	assert_non_null(
+		strstr(v.summary, "which spends 0 % of its time encrypting"));
+	assert_null(strstr(v.summary, "software AES"));
+	/* Below dm-crypt the flusher does not encrypt, kcryptd does: no
+	 * claim of writeback's share. */
+	snprintf(t.kind, sizeof(t.kind), "luks2");
+	verdict_wait(&a, &b, &t, true, &v);
+	assert_null(strstr(v.summary, "of its time encrypting"));
+}
+
+static void test_verdict_zfs_arc_own_context(void **state)
+{
+	struct wait_counts ws;
+	struct wait_stat *w = &ws.ops[EB_OP_READ];
+	struct attribution a;
+	struct target_info t;
+	struct verdict v;
+
+	(void)state;
+	memset(&ws, 0, sizeof(ws));
+	ws.available = true;
+	ws.sampled = true;
+	snprintf(ws.source, sizeof(ws.source), "test");
+	/* 96 % of the read time on a CPU, 75 % of its samples decrypting. */
+	w->syscalls = 96;
+	w->oncpu_ns = 96 * MS;
+	w->ns[LAYER_FS] = 4 * MS;
+	w->total_ns = 100 * MS;
+	ws.samples[EB_OP_READ] = 400;
+	ws.crypt_samples[EB_OP_READ] = 300;
+	ws.arc.measured = true;
+	ws.arc.data_hits = 990;
+	ws.arc.data_misses = 10;
+	attribution_of(&a, "zfs", EB_OP_READ, &ws);
+	memset(&t, 0, sizeof(t));
+	snprintf(t.kind, sizeof(t.kind), "zfs");
+	t.encrypted = true;
+	verdict_wait(&a, NULL, &t, true, &v);
+	assert_non_null(strstr(v.summary, "72 % of read time is decryption in "
+					  "the reader's own context"));
+	assert_non_null(strstr(v.summary, "the reads hit the ARC (99 % of "
+					  "demand data reads hit"));
+	assert_non_null(strstr(v.summary, "keeps the data encrypted"));
+	assert_null(strstr(v.summary, "waiting"));
+	/* Not measured: said so, never guessed. */
+	ws.arc.measured = false;
+	attribution_of(&a, "zfs", EB_OP_READ, &ws);
+	verdict_wait(&a, NULL, &t, true, &v);
+	assert_non_null(strstr(v.summary, "whether the reads hit the ARC was "
+					  "not measured"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reasons),
+		cmocka_unit_test(test_silent_wakers),
+		cmocka_unit_test(test_share_unwoken),
+		cmocka_unit_test(test_silent_waker_share),
+		cmocka_unit_test(test_verdict_waits_for_writeback),
+		cmocka_unit_test(test_verdict_zfs_arc_own_context),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

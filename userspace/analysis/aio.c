@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Asynchronous I/O followed one by one (bpf/attrib.h): the per-I/O means of
+ * a phase, fio's own completion latency beside them, and the verdict of
+ * an async job, which speaks of each I/O's completion latency rather
+ * than of the caller's syscalls (io_submit and io_uring_enter do not
+ * block on the I/O, and fio's own read() calls of its files are not it).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../common/fmt_time.h"
+#include "analysis.h"
+
+void aio_result_of(const struct snap_aio *s, int op, struct aio_result *out)
+{
+	const struct aio_stat *st = &s->ops[op];
+	double n = (double)st->ios;
+
+	memset(out, 0, sizeof(*out));
+	out->available = s->available;
+	snprintf(out->source, sizeof(out->source), "%s", s->source);
+	out->ios = st->ios;
+	out->iouring = st->iouring;
+	out->in_call = st->in_call;
+	out->reaped = st->reaped;
+	out->unlinked = st->unlinked;
+	out->dropped = st->dropped + st->reap_lost;
+	if (!st->ios)
+		return;
+	out->sub_ns = (double)st->sub_ns / n;
+	/* Each libaio I/O is reaped once: its reaping's mean over all, its
+	 * runnable part in cpu-wait. */
+	out->reap_ns = (double)(st->reap_ns - st->reap_cpu_ns) / n;
+	out->clat_ns = (double)(st->clat_ns + st->reap_ns) / n;
+	for (int l = 0; l < NR_LAYERS; l++) {
+		out->layer_ns[l] = (double)st->ns[l] / n;
+		out->sub_layer_ns[l] = (double)st->ns_sub[l] / n;
+	}
+	out->layer_ns[LAYER_CPU_WAIT] += (double)st->reap_cpu_ns / n;
+	out->all_clat_ns =
+		st->unlinked_ns ? (out->clat_ns * n + (double)st->unlinked_ns) /
+					  (n + (double)st->unlinked)
+				: out->clat_ns;
+}
+
+bool aio_dominant(const struct attribution *a)
+{
+	uint64_t calls = a->layers[LAYER_SYSCALL].count;
+	uint64_t async = a->aio.ios + a->aio.unlinked;
+	/* The syscall layer counts io_uring's requests too. */
+	uint64_t blocking = calls > a->aio.iouring + a->aio.unlinked
+				    ? calls - a->aio.iouring - a->aio.unlinked
+				    : 0;
+
+	return a->aio.ios && async >= blocking;
+}
+
+/* The result of (a's target, workload, job) named `name`, with traced
+ * iterations; NULL if none. */
+static const struct result *traced_metric(const struct results *r,
+					  const struct attribution *a,
+					  const char *name)
+{
+	for (int i = 0; i < r->nr_results && i < MAX_RESULTS; i++) {
+		const struct result *x = &r->results[i];
+
+		if (!strcmp(x->target, a->target) &&
+		    !strcmp(x->workload, a->workload) &&
+		    !strcmp(x->job, a->job) && !strcmp(x->metric.name, name) &&
+		    x->nr_traced)
+			return x;
+	}
+	return NULL;
+}
+
+/*
+ * fio's clat mean over the traced iterations' I/Os, each iteration's mean
+ * weighed by its I/O count (its IOPS: every iteration runs the job's same
+ * runtime). The I/Os followed are pooled over those iterations, so an
+ * unweighed mean of means would differ from theirs whenever the
+ * iterations' rates differ: a 36 us and a 99 us iteration at 88k and 31k
+ * IOPS pool to 52 us, not 68.
+ */
+void aio_fio_clat(const struct results *r, struct attribution *a)
+{
+	static const char clat[] = "_clat_mean_us", iops[] = "_iops";
+	char name[sizeof(r->results[0].metric.name) + sizeof(iops)];
+	size_t lc = sizeof(clat) - 1;
+
+	a->aio.fio_clat_us = 0;
+	a->aio.fio_diff_pct = 0;
+	for (int i = 0; i < r->nr_results && i < MAX_RESULTS; i++) {
+		const struct result *x = &r->results[i], *w;
+		size_t ln = strlen(x->metric.name);
+		double sum = 0, weight = 0;
+
+		if (strcmp(x->target, a->target) ||
+		    strcmp(x->workload, a->workload) ||
+		    strcmp(x->job, a->job) || ln < lc ||
+		    strcmp(x->metric.name + ln - lc, clat) || !x->nr_traced)
+			continue;
+		snprintf(name, sizeof(name), "%.*s%s", (int)(ln - lc),
+			 x->metric.name, iops);
+		w = traced_metric(r, a, name);
+		for (int k = 0; w && k < x->nr_traced; k++)
+			if (w->nr_traced != x->nr_traced ||
+			    w->traced_iteration[k] != x->traced_iteration[k])
+				w = NULL;
+		/* The traced iterations': the ones the I/Os were seen in. */
+		for (int k = 0; k < x->nr_traced; k++) {
+			double wk = w ? w->traced[k] : 1.0;
+
+			sum += wk * x->traced[k];
+			weight += wk;
+		}
+		if (weight <= 0)
+			return;
+		a->aio.fio_clat_us = sum / weight;
+		if (a->aio.fio_clat_us > 0)
+			a->aio.fio_diff_pct = 100.0 *
+					      (a->aio.all_clat_ns / 1e3 -
+					       a->aio.fio_clat_us) /
+					      a->aio.fio_clat_us;
+		return;
+	}
+}
+
+/* The parts of an I/O's completion latency a verdict names. */
+enum aio_part {
+	P_CRYPTO,
+	P_DEVICE,
+	P_BLK_QUEUE,
+	P_DM,
+	P_FS,
+	P_CPU,
+	P_REAP,
+	NR_PARTS,
+};
+
+static const char *const part_what[NR_PARTS] = {
+	[P_CRYPTO] = "the decryption", /* encryption for writes */
+	[P_DEVICE] = "the device",
+	[P_BLK_QUEUE] = "the block queue",
+	[P_DM] = "device-mapper",
+	[P_FS] = "the file system and the completion path",
+	[P_CPU] = "waiting for a CPU",
+	[P_REAP] =
+		"the reaping (fio's io_getevents, or its reading of io_uring's ring)",
+};
+
+static const char *const part_bound[NR_PARTS] = {
+	[P_CRYPTO] = "crypto-bound",
+	[P_DEVICE] = "device-bound",
+	[P_BLK_QUEUE] = "block-queue-bound",
+	[P_DM] = "device-mapper-bound",
+	[P_FS] = "filesystem-bound",
+	[P_CPU] = "bound by CPU contention",
+	[P_REAP] = "reaping-bound",
+};
+
+static const char *part_name(int part, int op)
+{
+	if (part == P_CRYPTO && op == EB_OP_WRITE)
+		return "the encryption";
+	return part_what[part];
+}
+
+static int part_of_layer(int l)
+{
+	switch (l) {
+	case LAYER_CRYPT_QUEUE:
+	case LAYER_CRYPT:
+	case LAYER_DMCRYPT_WRITE:
+		return P_CRYPTO;
+	case LAYER_DEVICE:
+		return P_DEVICE;
+	case LAYER_BLK_QUEUE:
+		return P_BLK_QUEUE;
+	case LAYER_DM:
+		return P_DM;
+	case LAYER_CPU_WAIT:
+		return P_CPU;
+	}
+	return P_FS;
+}
+
+/*
+ * Which of an I/O's times a verdict is on: its completion latency (fio's
+ * clat), unless most I/Os completed inside their submitting call
+ * (buffered I/O that io_submit performs itself): then fio's clat is only
+ * their wait to be reaped, and what the I/O took is the submission's.
+ */
+static bool in_call_view(const struct aio_result *r)
+{
+	return r->in_call * 2 >= r->ios;
+}
+
+static double view_total(const struct aio_result *r)
+{
+	return in_call_view(r) ? r->sub_ns : r->clat_ns;
+}
+
+static void parts_of(const struct aio_result *r, double p[NR_PARTS])
+{
+	bool sub = in_call_view(r);
+
+	memset(p, 0, NR_PARTS * sizeof(*p));
+	for (int l = 0; l < NR_LAYERS; l++)
+		p[part_of_layer(l)] +=
+			sub ? r->sub_layer_ns[l] : r->layer_ns[l];
+	if (!sub)
+		p[P_REAP] += r->reap_ns;
+}
+
+static const char *view_name(const struct aio_result *r)
+{
+	return in_call_view(r) ? "latency inside io_submit (buffered: fio "
+				 "counts it as slat)"
+			       : "completion latency";
+}
+
+static int largest(const double p[NR_PARTS])
+{
+	int best = 0;
+
+	for (int i = 1; i < NR_PARTS; i++)
+		if (p[i] > p[best])
+			best = i;
+	return best;
+}
+
+static const char *engine_of(const struct aio_result *r)
+{
+	if (r->iouring == r->ios)
+		return "io_uring";
+	return r->iouring ? "libaio and io_uring" : "libaio";
+}
+
+static bool is_dmcrypt(const struct target_info *t)
+{
+	return t && (!strcmp(t->kind, "luks2") || strstr(t->kind, "luks"));
+}
+
+/* "kcryptd's queue 10 us, kcryptd's work 25 us" (dm-crypt), or
+ * fscrypt's decrypt work likewise. */
+static void crypto_clause(double q, double w, double dw,
+			  const struct target_info *t, char *buf, size_t len)
+{
+	char a[32], b[32], c[48] = "";
+
+	fmt_ns(a, sizeof(a), q);
+	fmt_ns(b, sizeof(b), w);
+	if (dw > 0) {
+		strcpy(c, ", dm-crypt's write thread ");
+		fmt_ns(c + strlen(c), sizeof(c) - strlen(c), dw);
+	}
+	if (is_dmcrypt(t))
+		snprintf(buf, len, "kcryptd's queue %s, kcryptd's work %s%s", a,
+			 b, c);
+	else
+		snprintf(buf, len, "the decrypt work's queue %s, its work %s",
+			 a, b);
+}
+
+static void summary_own(const struct aio_result *r, int op, char *buf,
+			size_t len)
+{
+	double p[NR_PARTS], pct;
+	char lat[32], part[32];
+	int dom;
+
+	parts_of(r, p);
+	dom = largest(p);
+	pct = view_total(r) > 0 ? 100.0 * p[dom] / view_total(r) : 0;
+	fmt_ns(lat, sizeof(lat), view_total(r));
+	fmt_ns(part, sizeof(part), p[dom]);
+	snprintf(buf, len, "per I/O (%s) %s: %.0f %% of the %s %s is %s (%s)",
+		 engine_of(r), pct >= 50 ? part_bound[dom] : "mixed", pct, lat,
+		 view_name(r), part_name(dom, op), part);
+}
+
+/* On an encrypted target against its baseline b: the added part. */
+static void summary_added(const struct attribution *a,
+			  const struct attribution *b,
+			  const struct target_info *t, char *buf, size_t len)
+{
+	const struct aio_result *r = &a->aio, *br = &b->aio;
+	/* Each on its own I/Os' time (a buffered target's is inside the
+	 * submission, its baseline's after it). */
+	const double *ns = in_call_view(r) ? r->sub_layer_ns : r->layer_ns;
+	const double *bns = in_call_view(br) ? br->sub_layer_ns : br->layer_ns;
+	double p[NR_PARTS], bp[NR_PARTS];
+	double added = view_total(r) - view_total(br);
+	double q = ns[LAYER_CRYPT_QUEUE] - bns[LAYER_CRYPT_QUEUE];
+	double w = ns[LAYER_CRYPT] - bns[LAYER_CRYPT];
+	double dw = ns[LAYER_DMCRYPT_WRITE] - bns[LAYER_DMCRYPT_WRITE];
+	char lat[32], blat[32], add[32], part[32], crypto[DETAIL_LEN / 2];
+	int dom = 0;
+
+	parts_of(r, p);
+	parts_of(br, bp);
+	for (int i = 0; i < NR_PARTS; i++)
+		if (p[i] - bp[i] > p[dom] - bp[dom])
+			dom = i;
+	fmt_ns(lat, sizeof(lat), view_total(r));
+	fmt_ns(blat, sizeof(blat), view_total(br));
+	fmt_ns(add, sizeof(add), added > 0 ? added : -added);
+	fmt_ns(part, sizeof(part), p[dom] - bp[dom]);
+	if (added <= 0) {
+		snprintf(buf, len, "per I/O (%s): %s %s, %s less than %s's %s",
+			 engine_of(r), lat, view_name(r), add, b->target, blat);
+		return;
+	}
+	/* The crypto part named whether or not it is the largest: what
+	 * the encryption itself adds. */
+	crypto[0] = '\0';
+	if (q + w + dw > 0) {
+		size_t n;
+
+		if (dom == P_CRYPTO)
+			snprintf(crypto, sizeof(crypto), " (");
+		else
+			snprintf(crypto, sizeof(crypto), "; %s %.0f %% (",
+				 part_name(P_CRYPTO, a->op),
+				 100.0 * (q + w + dw) / added);
+		n = strlen(crypto);
+		crypto_clause(q, w, dw, t, crypto + n, sizeof(crypto) - n - 1);
+		strcat(crypto, ")");
+	}
+	snprintf(buf, len,
+		 "per I/O (%s): %s %s, %s more than %s's %s: %s adds %s of "
+		 "it (%.0f %%)%s",
+		 engine_of(r), lat, view_name(r), add, b->target, blat,
+		 part_name(dom, a->op), part,
+		 100.0 * (p[dom] - bp[dom]) / added, crypto);
+}
+
+static void split_line(struct verdict *out, const char *what,
+		       const double ns[NR_LAYERS], double reap, double total)
+{
+	char line[DETAIL_LEN], t[32];
+	size_t n;
+
+	fmt_ns(t, sizeof(t), total);
+	n = (size_t)snprintf(line, sizeof(line), "%s %s:", what, t);
+	for (int l = 0; l < NR_LAYERS && n < sizeof(line); l++) {
+		if (ns[l] < 0.5)
+			continue;
+		fmt_ns(t, sizeof(t), ns[l]);
+		n += (size_t)snprintf(line + n, sizeof(line) - n,
+				      " %s %s (%.0f %%)", layer_name(l), t,
+				      total > 0 ? 100.0 * ns[l] / total : 0);
+	}
+	if (reap >= 0.5 && n < sizeof(line)) {
+		fmt_ns(t, sizeof(t), reap);
+		snprintf(line + n, sizeof(line) - n, " reaping %s (%.0f %%)", t,
+			 total > 0 ? 100.0 * reap / total : 0);
+	}
+	verdict_add_evidence(out, "%s", line);
+}
+
+void verdict_aio(const struct attribution *a, const struct attribution *b,
+		 const struct target_info *t, struct verdict *out)
+{
+	const struct aio_result *r = &a->aio;
+	char own[DETAIL_LEN];
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->target, sizeof(out->target), "%s", a->target);
+	snprintf(out->workload, sizeof(out->workload), "%s", a->workload);
+	out->op = a->op;
+	summary_own(r, a->op, own, sizeof(own));
+	if (b && b->aio.ios && t && t->encrypted) {
+		summary_added(a, b, t, out->summary, sizeof(out->summary));
+		verdict_add_evidence(out, "of its own: %s", own);
+	} else {
+		snprintf(out->summary, sizeof(out->summary), "%s", own);
+	}
+	out->phase_ns = view_total(r) * (double)r->ios;
+	split_line(out, "completion latency (fio's clat) per I/O", r->layer_ns,
+		   r->reap_ns, r->clat_ns);
+	split_line(out, "submission (fio's slat) per I/O", r->sub_layer_ns, 0,
+		   r->sub_ns);
+	if (r->fio_clat_us > 0)
+		verdict_add_evidence(
+			out,
+			"fio's own clat mean over the traced "
+			"iterations' I/Os: %.1f us; the I/Os' mean "
+			"%.1f us (%+.1f %%; the layers' sum over "
+			"those followed %.1f us)",
+			r->fio_clat_us, r->all_clat_ns / 1e3, r->fio_diff_pct,
+			r->clat_ns / 1e3);
+	verdict_add_evidence(out,
+			     "%llu I/Os followed from submission to "
+			     "completion (%llu io_uring)",
+			     (unsigned long long)r->ios,
+			     (unsigned long long)r->iouring);
+	if (r->in_call)
+		verdict_add_evidence(out,
+				     "%llu of them completed inside their "
+				     "submitting call (buffered I/O): their "
+				     "time is the submission's, as in fio's "
+				     "slat",
+				     (unsigned long long)r->in_call);
+	if (r->unlinked)
+		verdict_add_evidence(out,
+				     "%llu I/Os had no bio of their own seen "
+				     "(served from the page cache, or by an "
+				     "io-wq worker): not in the split, in the "
+				     "I/Os' mean",
+				     (unsigned long long)r->unlinked);
+	if (r->dropped)
+		verdict_add_evidence(out,
+				     "%llu I/Os or reapings not followed (the "
+				     "tracer's tables were full)",
+				     (unsigned long long)r->dropped);
+	verdict_add_evidence(out, "source: %s", r->source);
+}

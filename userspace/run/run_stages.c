@@ -1,0 +1,914 @@
+// SPDX-License-Identifier: MIT
+/* The stages of `run`: targets, tracer, workloads, statistics, report. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "progress.h"
+#include "run_priv.h"
+#include "../analysis/analysis.h"
+#include "../analysis/cached.h"
+#include "../common/pause_point.h"
+#include "../probe/probe.h"
+#include "../report/report.h"
+#include "../report/timeline_doc.h"
+#include "../stats/stats.h"
+#include "../tracer/timeline.h"
+#include "../tracer/trace.h"
+#include "../workload/workload.h"
+
+#define say(...) progress_say(__VA_ARGS__)
+
+void run_options_of(const struct run_config *cfg, struct run_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->size_bytes = cfg->size_bytes;
+	o->runs_auto = cfg->runs_auto;
+	o->runs = cfg->runs;
+	o->stable_pct = cfg->stable_pct;
+	o->min_runs = cfg->min_runs;
+	o->max_runs = cfg->max_runs;
+	o->scale = cfg->scale;
+	snprintf(o->preset, sizeof(o->preset), "%s", cfg->preset);
+	snprintf(o->scratch, sizeof(o->scratch), "%s", cfg->scratch);
+	snprintf(o->output, sizeof(o->output), "%s", cfg->output);
+	o->trace = cfg->trace;
+	o->trace_runs = cfg->trace ? cfg->trace_runs : 0;
+	o->drop_caches = cfg->drop_caches;
+	o->html = cfg->html;
+	o->nr_targets = cfg->nr_targets;
+	memcpy(o->targets, cfg->targets, sizeof(o->targets));
+	o->nr_workloads = cfg->nr_workloads;
+	memcpy(o->workloads, cfg->workloads, sizeof(o->workloads));
+	snprintf(o->luks_cipher, sizeof(o->luks_cipher), "%s",
+		 cfg->luks.cipher);
+	o->luks_key_bits = cfg->luks.key_bits;
+	o->luks_sector_size = cfg->luks.sector_size;
+	o->nr_user_targets = cfg->nr_user_targets;
+	memcpy(o->user_names, cfg->user_names, sizeof(o->user_names));
+	memcpy(o->user_paths, cfg->user_paths, sizeof(o->user_paths));
+	snprintf(o->baseline, sizeof(o->baseline), "%s", cfg->baseline);
+}
+
+static void add_note(struct target_info *ti, const char *note)
+{
+	if (ti->nr_notes < MAX_NOTES)
+		snprintf(ti->notes[ti->nr_notes++], DETAIL_LEN, "%s", note);
+}
+
+/* What was found under a user's folder, in one line. */
+static void say_detected(const struct target *t)
+{
+	const struct target_info *ti = &t->info;
+	char chain[DETAIL_LEN] = "";
+	size_t n = 0;
+
+	for (int i = 0; i < ti->nr_devices && n < sizeof(chain); i++)
+		n += snprintf(chain + n, sizeof(chain) - n, "%s%s (%s)",
+			      i ? ", " : " on ", ti->devices[i].name,
+			      ti->devices[i].role);
+	say("[%s] %s: %s%s; encryption: %s%s%s; %s\n", ti->name, ti->path,
+	    ti->fs, chain, ti->encrypted ? ti->encryption.scheme : "none",
+	    ti->encrypted ? " " : "",
+	    ti->encrypted ? ti->encryption.contents_cipher : "",
+	    ti->verification);
+}
+
+int run_setup_one(struct run_ctx *ctx, const char *kind, const char *name,
+		  const char *path, bool baseline,
+		  const struct run_target_opts *opts)
+{
+	const struct target_kind *k = path ? &user_target : target_find(kind);
+	struct capabilities *caps = &ctx->r->meta.caps;
+	struct target *t = &ctx->targets[ctx->nr_targets];
+	struct target_config tc = {
+		.name = name,
+		.scratch = ctx->scratch,
+		.fs_bytes = target_fs_bytes(ctx->cfg),
+		.path = path,
+		.luks = opts ? opts->luks : ctx->cfg->luks,
+		.zfs = opts ? opts->zfs : ctx->cfg->zfs,
+		.fscrypt = opts ? opts->fscrypt : (struct fscrypt_options){0},
+		.ecryptfs = opts ? opts->ecryptfs
+				 : (struct ecryptfs_options){{0}, 0},
+		.ext4_block_size = opts ? opts->ext4_block_size : 0,
+		.stop = &workload_stop,
+	};
+	const char *why = k->unavailable(caps);
+	const struct device_info *low;
+	int err;
+
+	/* Kinds the user did not name: skipped where unavailable, and said. */
+	if (why && !ctx->cfg->targets_given && !baseline) {
+		struct skipped_target *s =
+			&ctx->r->skipped[ctx->r->nr_skipped++];
+
+		snprintf(s->kind, sizeof(s->kind), "%s", name);
+		snprintf(s->reason, sizeof(s->reason), "%s", why);
+		say("[%s] skipped: %s\n", name, why);
+		return 0;
+	}
+	if (why) {
+		progress_warn(
+			"encbench-trace: target %s is not available here: %s\n",
+			name, why);
+		return baseline ? -ENODEV : 0;
+	}
+	progress_stage("setup", name, NULL);
+	memset(t, 0, sizeof(*t));
+	t->kind = k;
+	snprintf(t->info.name, NAME_LEN, "%s", name);
+	ctx->nr_targets++; /* from here on teardown covers it */
+	if (path)
+		say("[%s] detecting the storage stack of %s\n", name, path);
+	else
+		say("[%s] setting up: %s\n", name, k->help);
+	err = target_setup(t, &tc);
+	if (!err && !workload_stop)
+		err = target_verify(t);
+	if (err || workload_stop) {
+		if (!workload_stop && err != -EINVAL)
+			progress_warn(
+				"encbench-trace: target %s could not be set up "
+				"(%s)%s\n",
+				name, strerror(-err),
+				baseline ? "" : "; going on without it");
+		target_teardown(t);
+		ctx->nr_targets--;
+		if (err == -EINVAL)
+			return err; /* the user's options were refused */
+		return baseline || workload_stop ? -EIO : 0;
+	}
+	if (t->info.encrypted)
+		probe_target_driver(caps, &t->info);
+	if (k->detected) {
+		say_detected(t);
+	} else if (t->info.encrypted) {
+		low = &t->info.devices[t->info.nr_devices - 1];
+		say("[%s] verified: data on /dev/%s is ciphertext; %s runs on "
+		    "%s (%s)\n",
+		    name, low->name, t->info.encryption.contents_cipher,
+		    t->info.encryption.driver[0] ? t->info.encryption.driver
+						 : "unknown driver",
+		    t->info.encryption.hw_accel ? "hardware AES"
+						: "no hardware AES");
+	} else if (t->info.null_cipher) {
+		say("[%s] verified: data on /dev/%s is PLAINTEXT, as asked: "
+		    "%s is not encryption, this target is a control\n",
+		    name, t->info.devices[t->info.nr_devices - 1].name,
+		    tc.luks.cipher);
+	}
+	return 0;
+}
+
+int run_setup_targets(struct run_ctx *ctx)
+{
+	const struct run_config *cfg = ctx->cfg;
+	const char *names[MAX_TARGETS], *paths[MAX_TARGETS];
+	int n = 0;
+
+	for (int i = 0; i < cfg->nr_targets && n < MAX_TARGETS; i++, n++) {
+		names[n] = cfg->targets[i];
+		paths[n] = NULL;
+	}
+	for (int i = 0; i < cfg->nr_user_targets && n < MAX_TARGETS; i++, n++) {
+		names[n] = cfg->user_names[i];
+		paths[n] = cfg->user_paths[i];
+	}
+	/* The reports compare every target with the first: --baseline's
+	 * goes there, the others keep their order. */
+	for (int i = 1; i < n && cfg->baseline[0]; i++) {
+		const char *name = names[i], *path = paths[i];
+
+		if (strcmp(name, cfg->baseline))
+			continue;
+		memmove(&names[1], &names[0], i * sizeof(names[0]));
+		memmove(&paths[1], &paths[0], i * sizeof(paths[0]));
+		names[0] = name;
+		paths[0] = path;
+	}
+	for (int i = 0; i < n; i++) {
+		int err = run_setup_one(ctx, names[i], names[i], paths[i],
+					i == 0, NULL);
+
+		if (err)
+			return err == -EINVAL ? 2 : 1;
+	}
+	if (ctx->nr_targets < 2)
+		progress_warn(
+			"encbench-trace: only the baseline could be set up: no "
+			"comparison will be made\n");
+	return 0;
+}
+
+/* --timeline: beside the tracer, or not at all (and it says why). */
+static void open_timeline(struct run_ctx *ctx)
+{
+	char why[DETAIL_LEN] = "";
+
+	if (ctx->cfg->timeline_s <= 0)
+		return;
+	if (timeline_open(ctx->tr, &ctx->tl, why, sizeof(why)))
+		progress_warn("encbench-trace: no timeline (%s)\n", why);
+}
+
+/* The first seconds of this phase as trace events, beside the results. */
+static void write_timeline(struct run_ctx *ctx, const struct target *t,
+			   const struct workload_ops *w)
+{
+	struct timeline_events te;
+	char name[2 * NAME_LEN + 32];
+	int err = timeline_end(ctx->tl, &te);
+
+	snprintf(name, sizeof(name), "timeline-%s-%s.json", t->info.name,
+		 w->name);
+	if (!err) {
+		struct timeline_phase phase = {.target = t->info.name,
+					       .workload = w->name,
+					       .t0_ns = te.t0_ns,
+					       .end_ns = te.end_ns,
+					       .window_s = te.window_s,
+					       .lost = te.lost};
+
+		err = report_write_timeline(ctx->cfg->output, name, te.ev, te.n,
+					    &phase);
+	}
+	if (err)
+		progress_warn("encbench-trace: no timeline for %s %s\n",
+			      t->info.name, w->name);
+}
+
+void run_probe(struct capabilities *caps)
+{
+	probe_all(caps);
+	trace_plan(caps, caps->layer_sources);
+}
+
+void run_open_tracer(struct run_ctx *ctx)
+{
+	struct run_meta *m = &ctx->r->meta;
+	char why[DETAIL_LEN] = "";
+
+	if (!ctx->cfg->trace) {
+		snprintf(m->tracing_detail, DETAIL_LEN, "--no-trace given");
+	} else if (trace_open(&m->caps, &ctx->tr, why, sizeof(why)) == 0) {
+		m->tracing = true;
+		m->tracing_detail[0] = '\0';
+		open_timeline(ctx);
+		return;
+	} else {
+		snprintf(m->tracing_detail, DETAIL_LEN, "%s", why);
+	}
+	m->tracing = false;
+	ctx->tr = NULL;
+	progress_warn(
+		"encbench-trace: attribution is off (%s); benchmarking only\n",
+		m->tracing_detail);
+}
+
+static struct result *result_slot(struct results *r, const char *target,
+				  const char *workload, const char *job,
+				  const struct metric_def *m)
+{
+	for (int i = 0; i < r->nr_results; i++)
+		if (!strcmp(r->results[i].target, target) &&
+		    !strcmp(r->results[i].workload, workload) &&
+		    !strcmp(r->results[i].metric.name, m->name))
+			return &r->results[i];
+	if (r->nr_results >= MAX_RESULTS)
+		return NULL;
+	struct result *res = &r->results[r->nr_results++];
+	snprintf(res->target, NAME_LEN, "%s", target);
+	snprintf(res->workload, NAME_LEN, "%s", workload);
+	snprintf(res->job, NAME_LEN, "%s", job);
+	res->metric = *m;
+	res->cpu.min = 1e300;
+	return res;
+}
+
+/* The metrics of part ph (job: its name, "" for a workload of one part)
+ * of one iteration. */
+static void record_sample(struct results *r, const struct target *t,
+			  const char *workload, const char *job,
+			  const struct metric_def *defs,
+			  const struct workload_phase *ph,
+			  const struct sample *s, bool traced, int iteration)
+{
+	for (int m = ph->first; m < ph->first + ph->n; m++) {
+		struct result *res =
+			result_slot(r, t->info.name, workload, job, &defs[m]);
+
+		if (res && traced && res->nr_traced < MAX_TRACED_SAMPLES) {
+			res->traced_iteration[res->nr_traced] = iteration;
+			res->traced[res->nr_traced++] = s->values[m];
+		}
+		/* The rest is the figures': untraced iterations only. */
+		if (!res || traced || res->nr_samples >= MAX_SAMPLES)
+			continue;
+		res->iteration[res->nr_samples] = iteration;
+		res->samples[res->nr_samples++] = s->values[m];
+		/* Running sums; run_statistics turns them into means. */
+		res->rusage.real_s += s->real_s[m];
+		res->rusage.user_s += s->user_s[m];
+		res->rusage.sys_s += s->sys_s[m];
+		if (res->rusage.nr_runs < MAX_RAW_RUNS) {
+			int k = res->rusage.nr_runs++;
+
+			res->rusage.run_real_s[k] = s->real_s[m];
+			res->rusage.run_user_s[k] = s->user_s[m];
+			res->rusage.run_sys_s[k] = s->sys_s[m];
+		}
+		res->cpu.avg += s->cpu_sum[m];
+		if (s->cpu_n[m] && s->cpu_min[m] < res->cpu.min)
+			res->cpu.min = s->cpu_min[m];
+		if (s->cpu_n[m] && s->cpu_max[m] > res->cpu.max)
+			res->cpu.max = s->cpu_max[m];
+		res->cpu.samples += s->cpu_n[m];
+		res->read_bytes += s->read_bytes[m];
+		res->dev_read_bytes += s->dev_read_bytes[m];
+		res->dev_samples += s->dev_counted[m];
+	}
+}
+
+/* --runs auto: has every metric of this part of the workload on this
+ * target a relative standard error under the wanted one? */
+static bool all_stable(const struct results *r, const struct target *t,
+		       const char *workload, const struct metric_def *defs,
+		       const struct workload_phase *ph, double pct)
+{
+	for (int i = 0; i < r->nr_results; i++) {
+		const struct result *x = &r->results[i];
+		bool ours = false;
+
+		for (int m = ph->first; m < ph->first + ph->n && !ours; m++)
+			ours = !strcmp(x->metric.name, defs[m].name);
+		if (ours && !strcmp(x->target, t->info.name) &&
+		    !strcmp(x->workload, workload) &&
+		    !runs_stable(x->samples, x->nr_samples, pct))
+			return false;
+	}
+	return true;
+}
+
+/* One line per iteration with --verbose: i of at most n (with --runs
+ * auto, n is --max-runs, and it may stop earlier). */
+static void say_sample(const char *target, const char *workload, int i, int n,
+		       const struct metric_def *defs,
+		       const struct workload_phase *ph, const struct sample *s,
+		       bool traced)
+{
+	progress_detail("[%s] %s %d/%d%s:", target, workload, i, n,
+			traced ? " (traced)" : "");
+	for (int m = ph->first; m < ph->first + ph->n && m < ph->first + 6; m++)
+		progress_detail(" %s %.3f", defs[m].name, s->values[m]);
+	progress_detail("%s\n", ph->n > 6 ? " ..." : "");
+}
+
+static void trace_filter_for(const struct target *t, struct trace_filter *f)
+{
+	memset(f, 0, sizeof(*f));
+	for (int i = 0; i < t->info.nr_devices && i < MAX_TARGET_DEVS; i++) {
+		f->major[f->nr_devs] = t->info.devices[i].major;
+		f->minor[f->nr_devs++] = t->info.devices[i].minor;
+	}
+	f->parent_tgid = getpid();
+	f->no_devices = t->info.nr_devices == 0;
+	trace_filter_dmcrypt(f, &t->info);
+	if (t->info.zfs.objset_id)
+		f->zfs_objsets[f->nr_zfs_objsets++] = t->info.zfs.objset_id;
+}
+
+/* A target's baseline: its kind's own (zfs -> zfs-off) if that was built,
+ * else the run's first target. */
+static const char *baseline_name(const struct results *r, const char *target)
+{
+	const struct target_kind *k = NULL;
+
+	for (int i = 0; i < r->nr_targets && !k; i++)
+		if (!strcmp(r->targets[i].name, target))
+			k = target_find(r->targets[i].kind);
+	for (int i = 0; k && k->baseline && i < r->nr_targets; i++)
+		if (!strcmp(r->targets[i].kind, k->baseline))
+			return r->targets[i].name;
+	return r->targets[0].name;
+}
+
+/* The phase's snapshots, one per traced iteration: analysed together
+ * into the results now (as `report --reanalyze` combines them), each
+ * kept for snapshots/ (run_keep_snapshot takes it). job: the part's name
+ * when the workload has parts (a fio job), "". */
+static void record_phase(struct run_ctx *ctx, const struct target *t,
+			 const struct workload_ops *w, const char *job,
+			 struct snapshot **parts, int n)
+{
+	const char *base = baseline_name(ctx->r, t->info.name);
+	int seq = ++ctx->nr_phases;
+
+	for (int i = 0; i < n; i++) {
+		struct snapshot *snap = parts[i];
+
+		snap->target = t->info;
+		snprintf(snap->workload, sizeof(snap->workload), "%s", w->name);
+		snprintf(snap->job, sizeof(snap->job), "%s", job);
+		snapshot_run_facts(snap, &ctx->r->meta.caps, seq,
+				   strcmp(base, t->info.name) ? base : "");
+	}
+	if (analyse_iterations((const struct snapshot *const *)parts, n,
+			       ctx->r))
+		progress_warn("encbench-trace: out of memory analysing %s "
+			      "on %s\n",
+			      w->name, t->info.name);
+	for (int i = 0; i < n; i++)
+		if (run_keep_snapshot(ctx, parts[i])) {
+			snapshot_free(parts[i]);
+			free(parts[i]);
+		}
+}
+
+/* A phase starts (the whole target's series when the workload has one
+ * part): its counters reset and its filter set, the tracer detached
+ * until a traced iteration. False when there is no tracer or it failed. */
+static bool phase_begin(struct run_ctx *ctx, const struct target *t)
+{
+	if (!ctx->tr)
+		return false;
+	if (trace_begin(ctx->tr, &ctx->filter)) {
+		progress_warn(
+			"encbench-trace: trace_begin failed on %s; no attribution "
+			"for it\n",
+			t->info.name);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * One target and workload: the untraced iterations that give the figures
+ * and, apart, the traced ones that explain them (the tracer attached only
+ * around these), interleaved so that both see the same machine.
+ */
+/* Servers one workload starts, at most (nginx: one per port tried). */
+#define MAX_FOLLOWED 8
+
+struct series {
+	const struct workload_ops *w;
+	struct target *t;
+	struct workload_ctx wc;
+	struct workload_window win;
+	struct metric_def defs[MAX_METRICS];
+	int nr_metrics;
+	/* The part of the workload running (all of it when it has one),
+	 * and its job name ("" then). */
+	const struct workload_phase *ph;
+	const char *job;
+	int max;    /* untraced iterations at most */
+	int traced; /* traced iterations wanted; 0 when not tracing */
+	int done_u; /* untraced iterations run */
+	int done_t; /* traced iterations run */
+	int iteration;
+	bool stable; /* --runs auto has what it needs */
+	struct tracer *tr;
+	/* The servers the workload started (workload_follow): the tracer
+	 * forgets every process when it detaches, so each attach follows
+	 * them and what they forked meanwhile again. */
+	pid_t servers[MAX_FOLLOWED];
+	int nr_servers;
+	/* The traced iterations' snapshots, in order (done_t of them). */
+	struct snapshot *parts[MAX_TRACED_SAMPLES];
+	int nr_parts;
+};
+
+static void window_open(void *arg)
+{
+	trace_resume(((struct series *)arg)->tr);
+}
+
+static void window_close(void *arg)
+{
+	trace_pause(((struct series *)arg)->tr);
+}
+
+static void window_follow(void *arg, pid_t pid)
+{
+	struct series *z = arg;
+
+	if (z->nr_servers < MAX_FOLLOWED)
+		z->servers[z->nr_servers++] = pid;
+	trace_follow(z->tr, pid);
+}
+
+/* Attached: the servers' processes as they are now, the ones forked
+ * while detached too; from here on the BPF side adds their forks. */
+static int attach_following(struct run_ctx *ctx, struct series *z)
+{
+	int err = trace_attach(ctx->tr);
+
+	for (int i = 0; !err && i < z->nr_servers; i++)
+		err = follow_running(ctx->tr, z->servers[i]);
+	if (err)
+		trace_detach(ctx->tr);
+	return err;
+}
+
+/* The j-th traced iteration (from 0) comes after ceil((j + 1) n / (m + 1))
+ * untraced ones, n those planned (--runs, or the --min-runs that --runs
+ * auto makes at least): spread over the series, never first. */
+static int traced_due(const struct run_config *cfg, int j)
+{
+	int n = cfg->runs_auto ? cfg->min_runs : cfg->runs;
+	int m = cfg->trace_runs;
+
+	return ((j + 1) * n + m) / (m + 1);
+}
+
+static bool untraced_done(const struct series *z)
+{
+	return z->done_u >= z->max || z->stable;
+}
+
+/* The traced iteration just run, its own snapshot (the tracer's
+ * counters start again for the next). */
+static int take_iteration(struct run_ctx *ctx, struct series *z)
+{
+	struct snapshot *snap;
+
+	if (z->nr_parts >= MAX_TRACED_SAMPLES)
+		return -E2BIG;
+	snap = calloc(1, sizeof(*snap));
+	if (!snap)
+		return -ENOMEM;
+	if (trace_end(ctx->tr, snap)) {
+		free(snap);
+		return -EINVAL;
+	}
+	snap->iteration = z->iteration;
+	z->parts[z->nr_parts++] = snap;
+	return 0;
+}
+
+static void drop_parts(struct series *z)
+{
+	for (int i = 0; i < z->nr_parts; i++) {
+		snapshot_free(z->parts[i]);
+		free(z->parts[i]);
+	}
+	z->nr_parts = 0;
+}
+
+/* Being attached is the cost: only for this iteration (attached by the
+ * caller, detached here), and the last traced one also says what its
+ * programs cost. */
+static int traced_iteration(struct run_ctx *ctx, struct series *z,
+			    struct sample *s)
+{
+	struct tracer_cost *c = NULL;
+	bool cost = z->done_t == z->traced - 1;
+	int err;
+
+	timeline_attach(ctx->tl);
+	/* The timeline covers the target's first traced seconds. */
+	if (!z->done_t && !z->wc.phase && ctx->tl)
+		timeline_begin(ctx->tl, &ctx->filter, ctx->cfg->timeline_s);
+	if (cost && ctx->r->nr_costs < MAX_TARGETS * MAX_WORKLOADS) {
+		c = &ctx->r->costs[ctx->r->nr_costs];
+		memset(c, 0, sizeof(*c));
+		trace_cost_begin(ctx->tr);
+	}
+	z->wc.window = &z->win;
+	err = z->w->run_once(&z->wc, s);
+	z->wc.window = NULL;
+	if (c) {
+		trace_cost_end(ctx->tr, c);
+		snprintf(c->target, NAME_LEN, "%s", z->t->info.name);
+		snprintf(c->workload, NAME_LEN, "%s", z->w->name);
+		snprintf(c->job, NAME_LEN, "%s", z->job);
+		c->iteration = z->iteration;
+		ctx->r->nr_costs += !err;
+	}
+	timeline_detach(ctx->tl);
+	trace_detach(ctx->tr);
+	pause_point("detached:%s:%s", z->t->info.name, z->w->name);
+	if (!err)
+		err = take_iteration(ctx, z);
+	return err;
+}
+
+static int run_series(struct run_ctx *ctx, struct series *z)
+{
+	const struct run_config *cfg = ctx->cfg;
+	int err = 0;
+
+	while (!err && !workload_stop) {
+		bool more_t = z->done_t < z->traced;
+		bool traced =
+			more_t && (untraced_done(z) ||
+				   z->done_u >= traced_due(cfg, z->done_t));
+		struct sample s = {0};
+
+		if (!traced && untraced_done(z))
+			break;
+		/* Detached here, before every iteration. */
+		pause_point("iteration:%s:%s", z->t->info.name, z->w->name);
+		if (traced && attach_following(ctx, z)) {
+			progress_warn("encbench-trace: the tracer could not be "
+				      "attached on %s; no more traced "
+				      "iterations of %s\n",
+				      z->t->info.name, z->w->name);
+			z->traced = z->done_t;
+			traced = false;
+			if (untraced_done(z))
+				break;
+		}
+		z->wc.iteration = ++z->iteration;
+		progress_iteration(z->iteration, z->max + z->traced);
+		err = traced ? traced_iteration(ctx, z, &s)
+			     : z->w->run_once(&z->wc, &s);
+		if (err)
+			break;
+		progress_iteration_done();
+		record_sample(ctx->r, z->t, z->w->name, z->job, z->defs, z->ph,
+			      &s, traced, z->iteration);
+		say_sample(z->t->info.name, z->w->name, z->iteration,
+			   z->max + z->traced, z->defs, z->ph, &s, traced);
+		if (traced) {
+			z->done_t++;
+			continue;
+		}
+		z->done_u++;
+		z->stable = (cfg->runs_auto && z->done_u >= cfg->min_runs &&
+			     all_stable(ctx->r, z->t, z->w->name, z->defs,
+					z->ph, cfg->stable_pct)) ||
+			    (ctx->enough &&
+			     ctx->enough(ctx, z->t, z->w->name, z->done_u));
+	}
+	return err;
+}
+
+/* The workload's setup with the tracer attached (not counting): a
+ * server it starts is followed from its first fork. */
+static int series_setup(struct run_ctx *ctx, struct series *z)
+{
+	/* Nothing of setup is timed: no window opens, its servers are
+	 * followed. */
+	struct workload_window follow = {NULL, NULL, window_follow, z};
+	int err;
+
+	if (!z->w->setup)
+		return 0;
+	if (z->traced && trace_attach(ctx->tr) == 0)
+		trace_pause(ctx->tr);
+	z->wc.window = &follow;
+	err = z->w->setup(&z->wc);
+	z->wc.window = NULL;
+	trace_detach(ctx->tr);
+	return err;
+}
+
+static bool not_applicable(const struct workload_ops *w, const void *params,
+			   struct target *t)
+{
+	const char *note;
+	char buf[DETAIL_LEN];
+
+	note = w->not_applicable ? w->not_applicable(t, params) : NULL;
+	if (note) {
+		snprintf(buf, sizeof(buf), "%s: not applicable: %s", w->name,
+			 note);
+		add_note(&t->info, buf);
+		say("[%s] %s\n", t->info.name, buf);
+		return true;
+	}
+	note = w->caveat ? w->caveat(t, params) : NULL;
+	if (note) {
+		snprintf(buf, sizeof(buf), "%s: %s", w->name, note);
+		add_note(&t->info, buf);
+	}
+	return false;
+}
+
+int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
+		  const void *params, struct target *t)
+{
+	const struct run_config *cfg = ctx->cfg;
+	int nr_phases = w->phases ? w->phases(params) : 1;
+	struct series *z;
+	bool traced;
+	int err = 0;
+
+	if (not_applicable(w, params, t))
+		return 0;
+	z = calloc(1, sizeof(*z));
+	if (!z)
+		return -ENOMEM;
+	z->w = w;
+	z->t = t;
+	/* Attribution covers the timed children only, not the parent's
+	 * dropping of caches or removal of files between them. */
+	z->tr = ctx->tr;
+	z->win = (struct workload_window){window_open, window_close,
+					  window_follow, z};
+	z->wc = (struct workload_ctx){
+		.params = params, .target = t, .drop_caches = cfg->drop_caches};
+	z->nr_metrics = w->metrics(params, z->defs);
+	z->max = config_max_runs(cfg);
+	/* The phase begins before setup (trace_begin forgets every process
+	 * before): a server setup starts is followed from its first fork. */
+	trace_filter_for(t, &ctx->filter);
+	traced = phase_begin(ctx, t);
+	z->traced = traced ? cfg->trace_runs : 0;
+	err = series_setup(ctx, z);
+	if (err)
+		goto out;
+	progress_stage("run", t->info.name, w->name);
+	pause_point("workload:%s:%s", t->info.name, w->name);
+	/* A workload of several parts (fio's jobs) runs them one after the
+	 * other, each traced apart: its own attribution and verdict. */
+	for (int p = 0; p < nr_phases && !err; p++) {
+		struct workload_phase ph = {"", 0, z->nr_metrics};
+
+		if (w->phase)
+			w->phase(params, p, &ph);
+		if (p > 0)
+			traced = phase_begin(ctx, t);
+		z->wc.phase = p;
+		z->ph = &ph;
+		z->job = w->phases ? ph.name : "";
+		z->traced = traced ? cfg->trace_runs : 0;
+		z->done_u = z->done_t = z->iteration = 0;
+		z->stable = false;
+		err = run_series(ctx, z);
+		if (z->nr_parts && !err) {
+			record_phase(ctx, t, w, z->job, z->parts, z->nr_parts);
+			z->nr_parts = 0;
+		}
+		drop_parts(z);
+	}
+	if (ctx->tl && !err && z->done_t)
+		write_timeline(ctx, t, w);
+	if (w->teardown)
+		w->teardown(&z->wc);
+out:
+	free(z);
+	return err;
+}
+
+/* Every part's iterations on every target, at most. */
+static int nr_iterations(const struct run_ctx *ctx)
+{
+	int n = 0;
+
+	for (int wi = 0; wi < ctx->cfg->nr_workloads; wi++) {
+		const struct workload_ops *w =
+			workload_find(ctx->cfg->workloads[wi]);
+
+		n += w->phases ? w->phases(ctx->cfg->wparams[wi]) : 1;
+	}
+	return n * ctx->nr_targets *
+	       (config_max_runs(ctx->cfg) +
+		(ctx->tr ? ctx->cfg->trace_runs : 0));
+}
+
+int run_workloads(struct run_ctx *ctx)
+{
+	struct results *r = ctx->r;
+
+	for (int i = 0; i < ctx->nr_targets; i++)
+		r->targets[r->nr_targets++] = ctx->targets[i].info;
+	progress_plan(nr_iterations(ctx));
+	for (int wi = 0; wi < ctx->cfg->nr_workloads; wi++) {
+		const struct workload_ops *w =
+			workload_find(ctx->cfg->workloads[wi]);
+		const void *params = ctx->cfg->wparams[wi];
+		struct workload_info *wl = &r->workloads[r->nr_workloads++];
+
+		snprintf(wl->name, NAME_LEN, "%s", w->name);
+		w->describe(params, &wl->params);
+		for (int ti = 0; ti < ctx->nr_targets; ti++) {
+			int err = run_on_target(ctx, w, params,
+						&ctx->targets[ti]);
+
+			if (workload_stop)
+				return -EINTR;
+			if (err) {
+				progress_warn(
+					"encbench-trace: %s on %s failed: %s\n",
+					w->name, ctx->targets[ti].info.name,
+					strerror(-err));
+				return err;
+			}
+		}
+		/* Notes were added while running: refresh the copies. */
+		for (int ti = 0; ti < ctx->nr_targets; ti++)
+			r->targets[ti] = ctx->targets[ti].info;
+	}
+	return 0;
+}
+
+/* The observer effect on res: its traced iterations against its
+ * untraced ones (res->s summarized already). */
+static void observe(struct result *res)
+{
+	struct observer *o = &res->obs;
+	struct comparison c = {0};
+	double mu = res->s.mean, mt, rate[2];
+	const double *pct = c.penalty_ci95_pct;
+
+	memset(o, 0, sizeof(*o));
+	if (res->nr_samples < 2 || res->nr_traced < 2 || mu == 0)
+		return;
+	welch_compare(res->samples, res->nr_samples, res->traced,
+		      res->nr_traced, res->metric.higher_is_better, &c);
+	mt = mu + c.diff_mean;
+	o->measured = true;
+	o->ratio = mt / mu;
+	/* The penalty is on the cost: a rate's own ratio is its reciprocal
+	 * (NaN ends where unbounded, either way). */
+	if (res->metric.higher_is_better) {
+		ratio_ci95_reciprocal_pct(c.penalty_ci95_pct, rate);
+		pct = rate;
+	}
+	o->ratio_ci95[0] = 1.0 + pct[0] / 100.0;
+	o->ratio_ci95[1] = 1.0 + pct[1] / 100.0;
+	o->added_pct = c.penalty_pct;
+	o->added_ci95_pct[0] = c.penalty_ci95_pct[0];
+	o->added_ci95_pct[1] = c.penalty_ci95_pct[1];
+	o->significant = c.significant;
+	o->beyond_ci = res->metric.higher_is_better ? mt < res->s.ci95[0]
+						    : mt > res->s.ci95[1];
+}
+
+void run_statistics(struct run_ctx *ctx)
+{
+	struct results *r = ctx->r;
+
+	for (int i = 0; i < r->nr_results; i++) {
+		struct result *res = &r->results[i];
+		int n = res->nr_samples;
+
+		summarize(res->samples, n, &res->s);
+		if (n) {
+			res->rusage.real_s /= n;
+			res->rusage.user_s /= n;
+			res->rusage.sys_s /= n;
+		}
+		if (res->cpu.samples)
+			res->cpu.avg /= res->cpu.samples;
+		else
+			res->cpu.min = 0;
+	}
+	for (int i = 0; i < r->nr_results; i++)
+		observe(&r->results[i]);
+	/* Every target against its baseline, metric by metric. */
+	for (int j = 0; j < r->nr_results; j++) {
+		const struct result *t = &r->results[j];
+		const char *base = baseline_name(r, t->target);
+
+		if (!strcmp(t->target, base))
+			continue;
+		for (int i = 0; i < r->nr_results; i++) {
+			const struct result *b = &r->results[i];
+			/* Built apart, then copied in: names copied from
+			 * r->results into r->comparisons could overlap for
+			 * all the compiler knows (-Wrestrict at -O1). */
+			struct comparison c = {0};
+
+			if (strcmp(b->target, base) ||
+			    strcmp(t->workload, b->workload) ||
+			    strcmp(t->metric.name, b->metric.name) ||
+			    r->nr_comparisons >= MAX_RESULTS)
+				continue;
+			snprintf(c.baseline, NAME_LEN, "%s", b->target);
+			snprintf(c.target, NAME_LEN, "%s", t->target);
+			snprintf(c.workload, NAME_LEN, "%s", t->workload);
+			snprintf(c.metric, NAME_LEN, "%s", t->metric.name);
+			welch_compare(b->samples, b->nr_samples, t->samples,
+				      t->nr_samples, t->metric.higher_is_better,
+				      &c);
+			comparison_mark_cached(&c, b, t);
+			r->comparisons[r->nr_comparisons++] = c;
+		}
+	}
+}
+
+void run_verdicts(struct run_ctx *ctx)
+{
+	analyse_verdicts(ctx->r);
+	/* The page cache named as the results say (after the statistics:
+	 * they have the bytes read and delivered). */
+	verdicts_mark_cached(ctx->r);
+}
+
+void run_teardown(struct run_ctx *ctx)
+{
+	progress_stage("teardown", NULL, NULL);
+	/* The tracer first: no program may outlive what it watches. */
+	timeline_close(ctx->tl);
+	ctx->tl = NULL;
+	trace_close(ctx->tr);
+	ctx->tr = NULL;
+	while (ctx->nr_targets > 0) {
+		target_teardown(&ctx->targets[--ctx->nr_targets]);
+	}
+}
