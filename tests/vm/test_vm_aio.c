@@ -114,11 +114,25 @@ static void engine_case(const char *engine)
 	summary = json_object_get_string(
 		get(verdict_of(doc, "luks2", "read"), "summary"));
 	fprintf(stderr, "# luks2 %s: %s\n", engine, summary);
-	if (!strstr(summary, "more than plain's") ||
-	    !strstr(summary, "completion latency") ||
-	    !strstr(summary, "kcryptd's queue") ||
-	    !strstr(summary, "kcryptd's work"))
+	/* One untraced iteration each under TCG: on a host busy with other
+	 * work plain's can come out the slower (seen 2026-12-02: 2.79 ms
+	 * against luks2's 1.52), and then there is no added time to explain;
+	 * the verdict must say so, and otherwise name kcryptd's parts. */
+	if (!strstr(summary, "completion latency"))
 		fail_msg("luks2 %s verdict: %s", engine, summary);
+	if (strstr(summary, "less than plain's")) {
+		double plain = num(get(attrib_of(doc, "plain", "read"), "aio"),
+				   "clat_ns");
+
+		if (plain < 0.9 * num(aio, "clat_ns"))
+			fail_msg("luks2 %s: 'less than plain's' but %.0f ns "
+				 "against plain's %.0f",
+				 engine, num(aio, "clat_ns"), plain);
+	} else if (!strstr(summary, "more than plain's") ||
+		   !strstr(summary, "kcryptd's queue") ||
+		   !strstr(summary, "kcryptd's work")) {
+		fail_msg("luks2 %s verdict: %s", engine, summary);
+	}
 	json_object_put(doc);
 }
 
