@@ -129,6 +129,25 @@ static inline struct json_object *wait_checked(struct json_object *w)
 	return w;
 }
 
+/* How many of the targets' notes contain `needle`. */
+static inline int notes_with(struct json_object *doc, const char *needle)
+{
+	struct json_object *ts = get(doc, "targets");
+	int n = 0;
+
+	for (size_t i = 0; i < json_object_array_length(ts); i++) {
+		struct json_object *notes =
+			get(json_object_array_get_idx(ts, i), "notes");
+
+		for (size_t k = 0; k < json_object_array_length(notes); k++)
+			n += !!strstr(
+				json_object_get_string(
+					json_object_array_get_idx(notes, k)),
+				needle);
+	}
+	return n;
+}
+
 /* The variant called `name` of a results document's "tune" object. */
 static inline struct json_object *variant_of(struct json_object *tune,
 					     const char *name)

@@ -8,7 +8,9 @@
  * "iteration:<target>:<workload>" (before each iteration, the tracer
  * detached; test_untraced interleaves two runs by it),
  * "detached:<target>:<workload>" (after each traced iteration, the tracer
- * detached again) and
+ * detached again), "timing:<target>" (in a traced iteration, its timed
+ * child just forked and running: a test can stop the child, and so
+ * disturb that iteration, test_disturbed) and
  * "teardown:<target>:<layer>" (before the layer is undone),
  * "made:<record type>:<target or file name>" (an object exists, its
  * state record is not yet complete: state.c), "failed:<record

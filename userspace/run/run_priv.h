@@ -34,6 +34,20 @@ struct run_ctx {
 	void *enough_arg;
 };
 
+/* disturbed.c: how many times worse a traced value is than the worst of
+ * n untraced ones (higher_is_better: a rate), 0 when not known; and the
+ * most of that over metrics first..first+n-1 of one part of a workload
+ * on a target (values: the traced iteration's, by metric index), the
+ * metric in *metric. DISTURBED: the bar past which the traced iteration
+ * is traced again. */
+#define DISTURBED 2.0
+double disturbance_of(const double *untraced, int n, double traced,
+		      bool higher_is_better);
+double traced_disturbance(const struct results *r, const char *target,
+			  const char *workload, const char *job,
+			  const struct metric_def *defs, int first, int n,
+			  const double *values, int *metric);
+
 /* A target's options where they are not the run's (tune's variants). */
 struct run_target_opts {
 	struct luks_options luks;

@@ -20,6 +20,7 @@
 #include "workload.h"
 #include "../common/blockstat.h"
 #include "../common/parse.h"
+#include "../common/pause_point.h"
 #include "../storage/target.h"
 #include "../storage/zfs.h"
 
@@ -205,6 +206,9 @@ static int spawn(const struct workload_ctx *ctx,
 		_exit(rc < 0 ? -rc : rc);
 	}
 	rc = pid < 0 ? -errno : 0;
+	/* Inside a traced iteration's window, its child timing itself. */
+	if (traced && pid > 0 && w && w->open)
+		pause_point("timing:%s", ctx->target->info.name);
 	if (!traced && pid > 0) {
 		cpu_times(&mark.busy, &mark.total);
 		if (w && w->open)
