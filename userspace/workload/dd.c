@@ -4,7 +4,8 @@
  * random data with O_DIRECT in 1 MiB blocks and fsync (so the data is on
  * the device, whatever the filesystem does with O_DIRECT), drop caches,
  * read it back with O_DIRECT. The random data is made before the clock
- * starts: `dd if=/dev/urandom` times the RNG along with the disk.
+ * starts: `dd if=/dev/urandom` times the RNG along with the disk; and the
+ * timed child owns its buffers' pages before it (workload_own_pages).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,9 +38,11 @@ struct dd_job {
 static int dd_write(void *arg, double *secs)
 {
 	struct dd_job *j = arg;
-	double t0 = now_s();
+	double t0;
 	int fd, err = 0;
 
+	workload_own_pages(j->pool, DD_POOL);
+	t0 = now_s();
 	fd = open(j->path, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT | O_CLOEXEC,
 		  0600);
 	if (fd < 0)
@@ -62,11 +65,13 @@ static int dd_write(void *arg, double *secs)
 static int dd_read(void *arg, double *secs)
 {
 	struct dd_job *j = arg;
-	double t0 = now_s();
 	uint64_t total = 0;
 	ssize_t n = 0;
 	int fd, err = 0;
+	double t0;
 
+	workload_own_pages(j->buf, DD_BS);
+	t0 = now_s();
 	fd = open(j->path, O_RDONLY | O_DIRECT | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -198,7 +203,8 @@ static void dd_describe(const void *p, struct param_list *out)
 }
 
 static const struct workload_key dd_keys[] = {
-	{"size", "bytes written and read per iteration (default: --size, else 64M)"},
+	{"size",
+	 "bytes written and read per iteration (default: --size, else 64M)"},
 	{0},
 };
 

@@ -256,6 +256,16 @@ int workload_spawn_client(const struct workload_ctx *ctx,
 	return spawn(ctx, fn, arg, out, m, false);
 }
 
+void workload_own_pages(void *p, size_t len)
+{
+	volatile unsigned char *c = p;
+	long page = sysconf(_SC_PAGESIZE);
+
+	/* Each page's first byte written back as it is: copied or given. */
+	for (size_t off = 0; off < len; off += (size_t)page)
+		c[off] = c[off];
+}
+
 void workload_follow(const struct workload_ctx *ctx, pid_t pid)
 {
 	const struct workload_window *w = ctx->window;

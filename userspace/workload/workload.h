@@ -156,6 +156,14 @@ int workload_spawn_client(const struct workload_ctx *ctx,
 			  struct sample *out, int m);
 /* Have the tracer (if any) follow pid; see workload_window.follow. */
 void workload_follow(const struct workload_ctx *ctx, pid_t pid);
+/* In a timed child, before its clock starts: make its own copy of the
+ * pages [p, p + len) it shares with the parent since fork, and give the
+ * ones never touched a page, so that neither the copy nor the zeroing
+ * is timed. O_DIRECT pins the buffer, and a pin (even for reading, since
+ * 5.19's anon unsharing) breaks copy-on-write in the syscall: dd's reads
+ * in the VM guest spent up to 370 ms per run in do_wp_page's copies and
+ * clear_page under the tracer's eye (2026-12-02). */
+void workload_own_pages(void *p, size_t len);
 /* Let metric `to` share metric `from`'s rusage and CPU figures (several
  * metrics from one child, as fio's MB/s and IOPS). */
 void sample_share(struct sample *s, int from, int to);
