@@ -228,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_left),
 	};
 
+	cmocka_set_message_output(CM_OUTPUT_TAP);
 	if (geteuid()) {
 		printf("1..0 # SKIP needs root\n");
 		return 0;

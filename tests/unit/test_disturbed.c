@@ -96,5 +96,6 @@ int main(void)
 		cmocka_unit_test(test_worst_metric_of_the_part),
 	};
 
+	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
