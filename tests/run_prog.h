@@ -7,6 +7,7 @@
 #ifndef ENCBENCH_RUN_PROG_H
 #define ENCBENCH_RUN_PROG_H
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,24 @@ static inline int remove_tree(const char *dir)
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	return system(cmd) ? -1 : 0;
+}
+
+/* How many files dir/snapshots/ holds (a run's output folder). */
+static inline int snapshot_files(const char *dir)
+{
+	char path[PATH_MAX + 16];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/snapshots", dir);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
 }
 
 static inline int count_lines(const char *s)

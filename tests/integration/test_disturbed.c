@@ -193,19 +193,8 @@ static void test_said(void **state)
 /* One snapshot, the kept iteration's; one cost entry. */
 static void test_one_snapshot(void **state)
 {
-	char path[PATH_MAX + 16];
-	struct dirent *e;
-	int n = 0;
-	DIR *d;
-
 	(void)state;
-	snprintf(path, sizeof(path), "%s/snapshots", out);
-	d = opendir(path);
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	assert_int_equal(n, 1);
+	assert_int_equal(snapshot_files(out), 1);
 	assert_int_equal(json_object_array_length(get(doc, "tracer_costs")), 1);
 }
 

@@ -99,23 +99,6 @@ static size_t nr_verdicts(struct json_object *doc)
 		json_object_object_get(doc, "verdicts"));
 }
 
-/* How many files dir/snapshots/ holds. */
-static int nr_files(const char *dir)
-{
-	char path[PATH_MAX + 16];
-	struct dirent *de;
-	DIR *d;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "%s/snapshots", dir);
-	d = opendir(path);
-	assert_non_null(d);
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
 /*
  * One snapshot per traced iteration of each phase, named by the phase's
  * order and the iteration results.json marks traced (the first result of
@@ -161,7 +144,7 @@ static int assert_iteration_files(const char *dir, const char *const *phases,
 		}
 	}
 	json_object_put(doc);
-	assert_int_equal(nr_files(dir), files);
+	assert_int_equal(snapshot_files(dir), files);
 	return files;
 }
 

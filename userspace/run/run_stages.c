@@ -478,9 +478,8 @@ struct series {
 	/* The traced iterations' snapshots, in order (done_t of them). */
 	struct snapshot *parts[MAX_TRACED_SAMPLES];
 	int nr_parts;
-	/* A disturbed traced iteration was set aside (disturbed.c); the
-	 * last traced one's cost entry is in the results. */
-	bool retraced, cost_taken;
+	/* A disturbed traced iteration was set aside (disturbed.c). */
+	bool retraced;
 };
 
 static void window_open(void *arg)
@@ -589,7 +588,6 @@ static int traced_iteration(struct run_ctx *ctx, struct series *z,
 		snprintf(c->job, NAME_LEN, "%s", z->job);
 		c->iteration = z->iteration;
 		ctx->r->nr_costs += !err;
-		z->cost_taken = !err;
 	}
 	timeline_detach(ctx->tl);
 	trace_detach(ctx->tr);
@@ -606,6 +604,7 @@ static int traced_iteration(struct run_ctx *ctx, struct series *z,
 static bool set_aside(struct run_ctx *ctx, struct series *z,
 		      const struct sample *s)
 {
+	const struct tracer_cost *c;
 	char buf[DETAIL_LEN];
 	int m = 0;
 	double d = traced_disturbance(ctx->r, z->t->info.name, z->w->name,
@@ -632,9 +631,12 @@ static bool set_aside(struct run_ctx *ctx, struct series *z,
 		snapshot_free(z->parts[--z->nr_parts]);
 		free(z->parts[z->nr_parts]);
 	}
-	if (z->cost_taken)
+	/* Its cost entry, if it was the one whose cost was taken. */
+	c = ctx->r->nr_costs ? &ctx->r->costs[ctx->r->nr_costs - 1] : NULL;
+	if (c && c->iteration == z->iteration &&
+	    !strcmp(c->target, z->t->info.name) &&
+	    !strcmp(c->workload, z->w->name) && !strcmp(c->job, z->job))
 		ctx->r->nr_costs--;
-	z->cost_taken = false;
 	return true;
 }
 
