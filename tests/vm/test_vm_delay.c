@@ -82,8 +82,8 @@ static int make_stack(void)
 	       delay_map, crypt_map))
 		return -1;
 	opened = true;
-	if (sh("mkfs.ext4 -q /dev/mapper/%s && mkdir %s && "
-	       "mount /dev/mapper/%s %s",
+	if (sh(MKFS_EXT4 " /dev/mapper/%s && mkdir %s && "
+			 "mount /dev/mapper/%s %s",
 	       crypt_map, mnt, crypt_map, mnt))
 		return -1;
 	mounted = true;

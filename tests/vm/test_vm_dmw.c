@@ -55,8 +55,8 @@ static int make_luks_on_brd(void)
 	    sh("cryptsetup open --key-file %s/key /dev/ram0 %s", tmp, map))
 		return -1;
 	opened = true;
-	if (sh("mkfs.ext4 -q /dev/mapper/%s && mkdir %s && "
-	       "mount /dev/mapper/%s %s",
+	if (sh(MKFS_EXT4 " /dev/mapper/%s && mkdir %s && "
+			 "mount /dev/mapper/%s %s",
 	       map, mnt, map, mnt))
 		return -1;
 	mounted = true;

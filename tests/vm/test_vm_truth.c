@@ -105,8 +105,8 @@ static int make_stack(struct stack *s, bool luks)
 	/* noatime, lazytime: the reads and the O_DIRECT overwrites dirty no
 	 * inode, so no journal commit adds I/O of its own to dm-delay's
 	 * figures; noinit_itable: no background zeroing of inode tables. */
-	if (sh("mkfs.ext4 -q -b 4096 /dev/mapper/%s && mount -o "
-	       "noatime,lazytime,noinit_itable /dev/mapper/%s %s",
+	if (sh(MKFS_EXT4 " -b 4096 /dev/mapper/%s && mount -o "
+			 "noatime,lazytime,noinit_itable /dev/mapper/%s %s",
 	       fsdev, fsdev, s->mnt))
 		return -1;
 	s->mounted = true;

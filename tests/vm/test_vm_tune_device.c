@@ -91,8 +91,8 @@ static int make_user_device(void)
 	       key, loop, map))
 		return -1;
 	opened = true;
-	if (sh("mkfs.ext4 -q /dev/mapper/%s && mkdir %s && "
-	       "mount /dev/mapper/%s %s && echo mine > %s/keep",
+	if (sh(MKFS_EXT4 " /dev/mapper/%s && mkdir %s && "
+			 "mount /dev/mapper/%s %s && echo mine > %s/keep",
 	       map, mnt, map, mnt, mnt))
 		return -1;
 	mounted = true;

@@ -61,8 +61,8 @@ static int make_luks_mount(void)
 	       tmp, loop, map))
 		return -1;
 	opened = true;
-	if (sh("mkfs.ext4 -q /dev/mapper/%s && mkdir %s && "
-	       "mount /dev/mapper/%s %s",
+	if (sh(MKFS_EXT4 " /dev/mapper/%s && mkdir %s && "
+			 "mount /dev/mapper/%s %s",
 	       map, mnt, map, mnt))
 		return -1;
 	mounted = true;
