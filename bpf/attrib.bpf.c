@@ -1030,6 +1030,20 @@ static __always_inline int on_execute_end(__u64 *ctx)
 	return 0;
 }
 
+/* jbd2 commits a journal: TP_PROTO(journal_t *, transaction_t *). */
+static __always_inline int on_jbd2_start(__u64 *ctx)
+{
+	wait_jbd2_start((journal_t *)ctx[0], bpf_ktime_get_ns());
+	return 0;
+}
+
+static __always_inline int on_jbd2_end(__u64 *ctx)
+{
+	(void)ctx;
+	wait_jbd2_end();
+	return 0;
+}
+
 /* The scheduler's events for the wait split and for async I/O's
  * reapers (aio_sched). */
 static __always_inline int on_switch(__u64 *ctx, bool btf)
@@ -1094,6 +1108,9 @@ TP_PAIR(block_bio_complete, on_bio_complete)
 TP_PAIR_BTF(workqueue_queue_work, on_queue_work)
 TP_PAIR_BTF(workqueue_execute_start, on_execute_start)
 TP_PAIR(workqueue_execute_end, on_execute_end)
+/* Loaded only where jbd2 is (trace.c: jbd2_autoload). */
+TP_PAIR(jbd2_start_commit, on_jbd2_start)
+TP_PAIR(jbd2_end_commit, on_jbd2_end)
 /* Loaded only where the tracepoint exists (trace.c: iou_autoload). */
 TP_PAIR(io_uring_submit_req, on_iou_submit)
 TP_PAIR(io_uring_submit_sqe, on_iou_submit)

@@ -224,9 +224,12 @@ struct wait_stat {
 	unsigned long long wb_blocked_ns;
 	/* Blocked time whose waker was one of the target's writeback
 	 * workers ending its work (wb_wait_for_completion: ext4's
-	 * free-space path, sync): no useful waker, user space shares it out
-	 * by what writeback did. Not in ns[]. */
+	 * free-space path, sync; jbd2_log_wait_commit): no useful waker, user
+	 * space shares it out by what writeback did. Not in ns[]. */
 	unsigned long long wb_waker_ns;
+	/* ...of which jbd2 ending a commit of the target's journal was the
+	 * waker (jbd2_log_wait_commit: fsync, O_SYNC). */
+	unsigned long long jbd2_waker_ns;
 	/* Why the caller blocked: the time of blocked intervals of at
 	 * least WAIT_WHY_MIN_NS whose stack is kept (STACK_BLOCKED_NS),
 	 * those whose stack could not be taken, and the shorter ones. A

@@ -203,9 +203,12 @@ static __always_inline void split_blocked(void *ctx, struct thr_wait *t,
 		}
 	}
 	if (wk && wk->writeback) {
-		/* The flusher ending the work the caller waited for: what
-		 * that writeback did meanwhile, shared out in user space. */
+		/* The flusher ending the work the caller waited for, or
+		 * jbd2 the commit: what the target's writeback did
+		 * meanwhile, shared out in user space. */
 		__sync_fetch_and_add(&w->wb_waker_ns, ns);
+		if (wk->writeback == WB_JOURNAL)
+			__sync_fetch_and_add(&w->jbd2_waker_ns, ns);
 		return;
 	}
 	id = why_stackid(ctx);

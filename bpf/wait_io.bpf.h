@@ -220,6 +220,30 @@ static __always_inline __u64 crypt_item_bytes(struct work_struct *work,
 	return 0;
 }
 
+/* This thread starts writing the target back, as `how` (enum wb_worker),
+ * with run-queue wait pending before it (0: none seen). */
+static __always_inline void wb_mark(__u32 how, __u64 pending, __u64 now)
+{
+	struct served_worker *wk,
+		init = {.writeback = how, .on = 1, .last = now};
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	wk = bpf_map_lookup_elem(&workers, &tid);
+	if (wk) {
+		wk->writeback = how;
+		wk->wb_until_sleep = 0;
+		wk->pending = 0;
+		wk->on = 1;
+		wk->last = now;
+	} else {
+		/* The bit before the entry, as every worker's. */
+		pid_mark(tid, PID_WORKER);
+		bpf_map_update_elem(&workers, &tid, &init, BPF_NOEXIST);
+	}
+	if (pending)
+		wb_add(true, pending);
+}
+
 /*
  * The flusher (wb_workfn) starts writing back a bdi_writeback: if its
  * device is the target's, mark this kworker until the item ends. The work
@@ -228,26 +252,54 @@ static __always_inline __u64 crypt_item_bytes(struct work_struct *work,
  */
 static __always_inline void wait_wb_start(struct work_struct *work, __u64 now)
 {
-	struct served_worker *wk, init = {.writeback = 1, .on = 1, .last = now};
 	struct bdi_writeback *wb;
-	__u32 tid;
 
 	wb = (void *)work -
 	     (bpf_core_field_offset(struct bdi_writeback, dwork) +
 	      bpf_core_field_offset(struct delayed_work, work));
 	if (filter_devs && !dev_ok(BPF_CORE_READ(wb, bdi, owner, devt)))
 		return;
-	tid = (__u32)bpf_get_current_pid_tgid();
+	/* A kworker's run-queue wait before this item was the flusher's
+	 * only if the item was queued before it woke: not known, so
+	 * dropped, as before any item that is not ours. */
+	wb_mark(WB_FLUSHER, 0, now);
+}
+
+/*
+ * jbd2 commits a journal (jbd2_start_commit -> jbd2_end_commit, in the
+ * journal's own kthread): if it is the target's, the thread writes the
+ * target back until it next sleeps after the commit. The callers it wakes
+ * from jbd2_log_wait_commit (fsync, O_SYNC) waited for what the commit
+ * did -- its journal writes, the ordered data before them, the cache
+ * flush -- and have their wait shared out by it as the flusher's
+ * (share_unwoken), not told as the file system's. Its run-queue wait
+ * since the caller woke it counts: the caller waited for that too.
+ */
+static __always_inline void wait_jbd2_start(journal_t *j, __u64 now)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct served_worker *wk;
+	__u64 pending = 0;
+
+	if (filter_devs && !dev_ok(BPF_CORE_READ(j, j_fs_dev, bd_dev)))
+		return;
+	wk = pid_may(tid, PID_WORKER) ? bpf_map_lookup_elem(&workers, &tid)
+				      : NULL;
+	if (wk)
+		pending = wk->pending;
+	wb_mark(WB_JOURNAL, pending, now);
+}
+
+static __always_inline void wait_jbd2_end(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct served_worker *wk;
+
+	if (!pid_may(tid, PID_WORKER))
+		return;
 	wk = bpf_map_lookup_elem(&workers, &tid);
-	if (wk) {
-		wk->writeback = 1;
-		wk->on = 1;
-		wk->last = now;
-	} else {
-		/* The bit before the entry, as every worker's. */
-		pid_mark(tid, PID_WORKER);
-		bpf_map_update_elem(&workers, &tid, &init, BPF_NOEXIST);
-	}
+	if (wk && wk->writeback == WB_JOURNAL)
+		wk->wb_until_sleep = 1;
 }
 
 /* A worker starts item `work` of work function func, whose worker_funcs

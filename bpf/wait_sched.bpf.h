@@ -114,6 +114,11 @@ static __always_inline int on_sched_switch(__u64 *ctx, bool btf)
 			wb_add(false, now - wk->last);
 		wk->on = 0;
 		wk->woke = runnable ? now : 0;
+		if (wk->wb_until_sleep && !runnable) {
+			/* jbd2 done with the commit, and idle. */
+			wk->writeback = 0;
+			wk->wb_until_sleep = 0;
+		}
 		wk->blocked = !runnable && wk->writeback ? now : 0;
 		/* dmcrypt_write: its clone's submission is over. */
 		if (wk->thread_kind)

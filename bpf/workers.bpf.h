@@ -42,10 +42,18 @@ struct served_worker {
 	 * (dmcrypt_write, ZFS's taskq threads): each of its run-queue
 	 * waits counts. */
 	__u32 thread_kind;
-	/* 1 while it runs wb_workfn for the target's device: its CPU
-	 * samples are the target's writeback (STACK_WB_SAMPLE). */
+	/* enum wb_worker while it writes the target back -- wb_workfn for
+	 * the target's device, or jbd2 committing the target's journal --
+	 * else 0: its CPU samples are the target's writeback
+	 * (STACK_WB_SAMPLE). */
 	__u32 writeback;
+	/* 1 once jbd2's commit has ended: it stays a writeback worker
+	 * until it next sleeps, as it wakes the commit's waiters after
+	 * trace_jbd2_end_commit (fs/jbd2/commit.c). */
+	__u32 wb_until_sleep;
 };
+
+enum wb_worker { WB_FLUSHER = 1, WB_JOURNAL };
 
 #define MAX_WORKERS 1024
 

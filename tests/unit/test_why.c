@@ -145,6 +145,21 @@ static void test_share_unwoken(void **state)
 	assert_int_equal(wait_sum_ns(&r), r.total_ns);
 	assert_int_equal(r.why_ns[WHY_FREE_SPACE], 10 * MS);
 	assert_non_null(strstr(r.source, "no useful waker"));
+	/* jbd2 woke 4 ms of it: told apart from the flusher, shared out
+	 * the same way (a commit's wait is what writeback did). */
+	ws.ops[EB_OP_WRITE].jbd2_waker_ns = 4 * MS;
+	wait_result_from(&ws, EB_OP_WRITE, &r);
+	assert_int_equal(r.unwoken.journal_ns, 4 * MS);
+	assert_int_equal(r.unwoken.flusher_ns, 6 * MS);
+	assert_int_equal(r.unwoken.device_ns, 1 * MS);
+	assert_int_equal(wait_sum_ns(&r), r.total_ns);
+	/* A snapshot saying jbd2 woke more than all writeback workers
+	 * did: no more than theirs is jbd2's. */
+	ws.ops[EB_OP_WRITE].jbd2_waker_ns = 20 * MS;
+	wait_result_from(&ws, EB_OP_WRITE, &r);
+	assert_int_equal(r.unwoken.journal_ns, 10 * MS);
+	assert_int_equal(r.unwoken.flusher_ns, 0);
+	assert_int_equal(wait_sum_ns(&r), r.total_ns);
 	/* Odd figures still add up exactly (rounding goes to fs). */
 	snap_writes(&ws, 7, 1000003, 333, 7, 3, 333, 333);
 	wait_result_from(&ws, EB_OP_WRITE, &r);

@@ -54,6 +54,8 @@ struct wait_counts {
 	uint64_t wb_samples[NR_OPS], wb_crypt_samples[NR_OPS];
 	uint64_t wb_crypt_stack_samples[NR_OPS]; /* as crypt_stack_samples */
 	bool wb_sampled;
+	/* As snap_wait's: jbd2's commits were followed. */
+	enum snap_journal journal;
 	/* The sampling rate, per CPU. */
 	int sample_hz;
 	/* As snap_wait's: who held the CPUs while op's callers were

@@ -162,13 +162,20 @@ static void wait_source(const struct snapshot *s, char *buf, size_t len)
 			 "cpu-clock samples at %d Hz%s",
 			 w->sample_hz,
 			 w->wb_sampled ? "; the target's writeback workers "
-					 "(wb_workfn) sampled apart"
+					 "(wb_workfn, jbd2) sampled apart"
 				       : "");
 	else
 		snprintf(buf, len,
 			 "sched_switch/sched_waking; on-CPU time all in fs: "
 			 "%s",
 			 w->sample_why);
+	n = strlen(buf);
+	if (w->journal == SNAP_JOURNAL_FOLLOWED)
+		snprintf(buf + n, len - n, "; jbd2's commits followed");
+	else if (w->journal == SNAP_JOURNAL_UNFOLLOWED)
+		snprintf(buf + n, len - n,
+			 "; jbd2's commits not followed (no BTF for "
+			 "them)");
 	if (!s->tracer.nr_zfs_objsets || !s->zfs.probes)
 		return;
 	n = strlen(buf);
@@ -197,6 +204,7 @@ void wait_counts_of(const struct snapshot *s, struct wait_counts *out)
 	out->nr_cpus = w->nr_cpus;
 	out->sample_hz = w->sample_hz;
 	out->wb_sampled = w->wb_sampled;
+	out->journal = w->journal;
 	wait_source(s, out->source, sizeof(out->source));
 	memcpy(out->ops, w->ops, sizeof(out->ops));
 	memcpy(out->workers, w->workers, sizeof(out->workers));

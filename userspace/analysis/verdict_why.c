@@ -229,32 +229,35 @@ static void why_line(const struct attribution *a, struct verdict *out)
 static void unwoken_line(const struct attribution *a, struct verdict *out)
 {
 	const struct wait_result *w = &a->wait;
-	uint64_t all = w->unwoken.flusher_ns + w->unwoken.other_ns;
-	char t[32], f[32], o[32];
+	uint64_t all = w->unwoken.flusher_ns + w->unwoken.journal_ns +
+		       w->unwoken.other_ns;
+	char t[32], f[32], j[32], o[32];
 	double d = (double)(all ? all : 1);
 
 	if (!all || !w->syscalls)
 		return;
 	fmt_ns(t, sizeof(t), wait_per_call(w, all));
 	fmt_ns(f, sizeof(f), wait_per_call(w, w->unwoken.flusher_ns));
+	fmt_ns(j, sizeof(j), wait_per_call(w, w->unwoken.journal_ns));
 	fmt_ns(o, sizeof(o), wait_per_call(w, w->unwoken.other_ns));
 	if (!w->unwoken.shared) {
 		verdict_add_evidence(
 			out,
 			"blocked with no useful waker %s per %s (the flusher "
-			"%s, timers and writeback completions %s): the "
-			"target's writeback was not seen, so it is in fs",
-			t, op_name(a->op), f, o);
+			"%s, jbd2's commits %s, timers and writeback "
+			"completions %s): the target's writeback was not "
+			"seen, so it is in fs",
+			t, op_name(a->op), f, j, o);
 		return;
 	}
 	verdict_add_evidence(
 		out,
 		"blocked with no useful waker %s per %s (the flusher ending "
-		"its work %s, timers and writeback completions %s), shared "
-		"by what the target's writeback workers did: cipher code "
-		"%.0f %%, file system %.0f %%, runnable %.0f %%, blocked on "
-		"their requests %.0f %%",
-		t, op_name(a->op), f, o, 100.0 * w->unwoken.crypt_ns / d,
+		"its work %s, jbd2 ending a commit %s, timers and writeback "
+		"completions %s), shared by what the target's writeback "
+		"workers did: cipher code %.0f %%, file system %.0f %%, "
+		"runnable %.0f %%, blocked on their requests %.0f %%",
+		t, op_name(a->op), f, j, o, 100.0 * w->unwoken.crypt_ns / d,
 		100.0 * w->unwoken.fs_ns / d, 100.0 * w->unwoken.runq_ns / d,
 		100.0 * w->unwoken.device_ns / d);
 }

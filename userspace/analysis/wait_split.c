@@ -78,14 +78,14 @@ static uint64_t share_of(uint64_t ns, uint64_t w, uint64_t sum)
 
 /*
  * Blocked time with no useful waker: the flusher ending the work the
- * caller waited for (its waker was a writeback worker of the target), a
- * timer, a writeback completion of no request of ours. What the caller
- * waited for is what the target's writeback was doing meanwhile, so the
- * time is shared out in the proportion of the writeback workers' time
- * over the phase (op write's counters, whatever op waited): on a CPU in
- * cipher code and in the file system (by their samples), runnable, and
- * blocked on the requests they issued. Writeback not seen: all of it fs.
- * Rounding goes to fs, so the parts add up to the time.
+ * caller waited for, or jbd2 the journal commit (its waker was a
+ * writeback worker of the target), a timer, a writeback completion of no
+ * request of ours. What the caller waited for is what the target's writeback
+ * was doing meanwhile, so the time is shared out in the proportion of the
+ * writeback workers' time over the phase (op write's counters, whatever op
+ * waited): on a CPU in cipher code and in the file system (by their samples),
+ * runnable, and blocked on the requests they issued. Writeback not seen: all of
+ * it fs. Rounding goes to fs, so the parts add up to the time.
  */
 static void share_unwoken(const struct wait_counts *ws, int op,
 			  uint64_t silent_ns, struct wait_result *out)
@@ -94,8 +94,13 @@ static void share_unwoken(const struct wait_counts *ws, int op,
 	uint64_t ns = ws->ops[op].wb_waker_ns + silent_ns;
 	uint64_t on = wb->wb_oncpu_ns, n = ws->wb_samples[EB_OP_WRITE];
 	uint64_t k = ws->wb_crypt_samples[EB_OP_WRITE], crypt_on = 0, sum;
+	uint64_t journal = ws->ops[op].jbd2_waker_ns;
 
-	out->unwoken.flusher_ns = ws->ops[op].wb_waker_ns;
+	/* jbd2's wakeups are a part of the writeback workers'. */
+	if (journal > ws->ops[op].wb_waker_ns)
+		journal = ws->ops[op].wb_waker_ns;
+	out->unwoken.journal_ns = journal;
+	out->unwoken.flusher_ns = ws->ops[op].wb_waker_ns - journal;
 	out->unwoken.other_ns = silent_ns;
 	if (!ns)
 		return;

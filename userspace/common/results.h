@@ -356,7 +356,8 @@ struct wait_result {
 	uint64_t why_ns[NR_BLOCK_REASONS];
 	uint64_t why_nostack_ns, why_short_ns;
 	/* Blocked time with no useful waker -- the flusher ending the work
-	 * the caller waited for (flusher_ns), a timer or a writeback
+	 * the caller waited for (flusher_ns), jbd2 ending the journal
+	 * commit it waited for (journal_ns), a timer or a writeback
 	 * completion of no request of ours (other_ns) -- shared out in ns[]
 	 * by what the target's writeback workers did over the phase: cipher
 	 * code (crypt_ns), the file system (fs_ns), runnable (runq_ns, in
@@ -364,7 +365,7 @@ struct wait_result {
 	 * shared: the workers were seen, else all of it is in fs. */
 	struct {
 		bool shared;
-		uint64_t flusher_ns, other_ns;
+		uint64_t flusher_ns, journal_ns, other_ns;
 		uint64_t crypt_ns, fs_ns, runq_ns, device_ns;
 	} unwoken;
 	/* ZFS's ARC over the phase (arcstats), where ZFS is: demand data

@@ -87,6 +87,13 @@ struct snap_wait {
 	char sample_why[DETAIL_LEN]; /* why not, when not */
 	int sample_hz;
 	bool wb_sampled; /* the writeback workers were sampled */
+	/* jbd2 committing the target's journal was a writeback worker
+	 * (its tracepoints loaded); unknown in older snapshots. */
+	enum snap_journal {
+		SNAP_JOURNAL_UNKNOWN,
+		SNAP_JOURNAL_FOLLOWED,
+		SNAP_JOURNAL_UNFOLLOWED
+	} journal;
 	int nr_cpus;
 	struct wait_stat ops[NR_OPS];
 	struct worker_stat workers[NR_WORKER_KINDS];

@@ -174,6 +174,9 @@ static struct json_object *wait_json(const struct snap_wait *w)
 	err |= jadd_str(o, "sample_why", w->sample_why);
 	err |= jadd_int(o, "sample_hz", w->sample_hz);
 	err |= jadd_bool(o, "writeback_sampled", w->wb_sampled);
+	if (w->journal != SNAP_JOURNAL_UNKNOWN)
+		err |= jadd_bool(o, "journal_commits_followed",
+				 w->journal == SNAP_JOURNAL_FOLLOWED);
 	err |= jadd_int(o, "nr_cpus", w->nr_cpus);
 	a = json_object_new_object();
 	for (int op = 0; a && op < NR_OPS; op++)

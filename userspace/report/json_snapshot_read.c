@@ -273,6 +273,13 @@ static void wait_from(int *err, struct json_object *root, struct snapshot *s)
 	jget_str(err, o, "sample_why", w->sample_why, sizeof(w->sample_why));
 	jget_int(err, o, "sample_hz", &w->sample_hz);
 	jget_bool(err, o, "writeback_sampled", &w->wb_sampled);
+	if (jhas(o, "journal_commits_followed")) {
+		bool followed = false;
+
+		jget_bool(err, o, "journal_commits_followed", &followed);
+		w->journal = followed ? SNAP_JOURNAL_FOLLOWED
+				      : SNAP_JOURNAL_UNFOLLOWED;
+	}
 	jget_int(err, o, "nr_cpus", &w->nr_cpus);
 	ops = jget_object(err, o, "ops");
 	jctx_push("ops", -1);

@@ -39,6 +39,7 @@ static struct json_object *unwoken_json(const struct wait_result *w)
 
 	err |= jadd_bool(o, "shared", w->unwoken.shared);
 	err |= jadd_u64(o, "flusher_ns", w->unwoken.flusher_ns);
+	err |= jadd_u64(o, "journal_ns", w->unwoken.journal_ns);
 	err |= jadd_u64(o, "other_ns", w->unwoken.other_ns);
 	err |= jadd_u64(o, "crypt_ns", w->unwoken.crypt_ns);
 	err |= jadd_u64(o, "fs_ns", w->unwoken.fs_ns);
@@ -87,6 +88,8 @@ void report_why_from(int *err, struct json_object *o, struct wait_result *w)
 	if (ks) {
 		jget_bool(err, ks, "shared", &w->unwoken.shared);
 		jget_u64(err, ks, "flusher_ns", &w->unwoken.flusher_ns);
+		if (jhas(ks, "journal_ns"))
+			jget_u64(err, ks, "journal_ns", &w->unwoken.journal_ns);
 		jget_u64(err, ks, "other_ns", &w->unwoken.other_ns);
 		jget_u64(err, ks, "crypt_ns", &w->unwoken.crypt_ns);
 		jget_u64(err, ks, "fs_ns", &w->unwoken.fs_ns);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Which syscalls and io_uring tracepoints the tracer sorts into ops
- * (enum eb_op): the user-space half of attrib.bpf.c's classification.
+ * (enum eb_op): the user-space half of attrib.bpf.c's classification;
+ * and whether jbd2's tracepoints are there to follow.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -125,4 +126,29 @@ bool iou_autoload(const struct btf *vmlinux, const char *prog)
 	return tp_proto(vmlinux, tp) &&
 	       (submit_takes_req(vmlinux, "io_uring_submit_req") ||
 		submit_takes_req(vmlinux, "io_uring_submit_sqe"));
+}
+
+/*
+ * Load the jbd2 programs only where both tracepoints are: in vmlinux
+ * (jbd2 built in, as on the build machine) or in the jbd2 module's BTF
+ * (Debian builds it as a module, which ext4 loads). No BTF to ask: a
+ * caller's wait for a journal commit stays the file system's.
+ */
+bool jbd2_autoload(const struct btf *vmlinux)
+{
+	struct btf *mod;
+	bool ok;
+
+	if (!vmlinux)
+		return false;
+	if (tp_proto(vmlinux, "jbd2_start_commit") &&
+	    tp_proto(vmlinux, "jbd2_end_commit"))
+		return true;
+	mod = btf__parse_split("/sys/kernel/btf/jbd2", (struct btf *)vmlinux);
+	if (libbpf_get_error(mod))
+		return false;
+	ok = tp_proto(mod, "jbd2_start_commit") &&
+	     tp_proto(mod, "jbd2_end_commit");
+	btf__free(mod);
+	return ok;
 }

@@ -242,6 +242,8 @@ static void set_autoload(struct attrib_bpf *skel, bool btf, enum enc_method enc,
 			bpf_program__set_autoattach(prog, false);
 		if (load && !strncmp(name, "io_uring_", 9))
 			load = iou_autoload(vmlinux, name);
+		if (load && !strncmp(name, "jbd2_", 5))
+			load = jbd2_autoload(vmlinux);
 		bpf_program__set_autoload(prog, load);
 	}
 	btf__free(vmlinux);

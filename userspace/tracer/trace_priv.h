@@ -117,6 +117,7 @@ void crypt_source(char *buf, size_t len, bool btf, enum enc_method enc,
  * io_uring program `prog` has its tracepoint in this kernel. */
 int fill_sys_ops(int map_fd);
 bool iou_autoload(const struct btf *vmlinux, const char *prog);
+bool jbd2_autoload(const struct btf *vmlinux);
 
 /* trace.c: empty a hash map; entries may come and go under us, so
  * bounded. */
@@ -163,6 +164,7 @@ struct wait_tracer {
 	struct bpf_link **links;
 	bool device_workers;	/* loop's work functions were found */
 	bool writeback_workers; /* the flusher's wb_workfn was found */
+	bool journal_commits;	/* jbd2's commits are followed */
 };
 
 /* After load: fill the worker table, attach CPU sampling if `sample`

@@ -151,6 +151,9 @@ int wait_open(struct wait_tracer *w, struct attrib_bpf *skel,
 	err = fill_worker_funcs(w, skel, ks, cw);
 	if (err)
 		return err;
+	w->journal_commits =
+		bpf_program__autoload(skel->progs.jbd2_start_commit_btf) ||
+		bpf_program__autoload(skel->progs.jbd2_start_commit_raw);
 	if (!sample) {
 		snprintf(w->sample_why, sizeof(w->sample_why),
 			 "perf_event sampling does not work here");
@@ -460,6 +463,8 @@ void wait_read(const struct wait_tracer *w, struct attrib_bpf *skel,
 	snprintf(sw->sample_why, sizeof(sw->sample_why), "%s", w->sample_why);
 	sw->sample_hz = WAIT_SAMPLE_HZ;
 	sw->wb_sampled = w->sampling && w->writeback_workers;
+	sw->journal = w->journal_commits ? SNAP_JOURNAL_FOLLOWED
+					 : SNAP_JOURNAL_UNFOLLOWED;
 	sw->nr_cpus = w->nr_cpus;
 	for (__u32 op = 0; op < NR_OPS; op++)
 		bpf_map__lookup_elem(skel->maps.wait_stats, &op, sizeof(op),
