@@ -1030,10 +1030,19 @@ static __always_inline int on_execute_end(__u64 *ctx)
 	return 0;
 }
 
-/* jbd2 commits a journal: TP_PROTO(journal_t *, transaction_t *). */
+/*
+ * jbd2 commits a journal: TP_PROTO(journal_t *, transaction_t *). The
+ * null check is the verifier's: kernels with 838a10bd2ebf ("bpf: Augment
+ * raw_tp arguments with PTR_MAYBE_NULL", v6.13, in 6.12.y stable; the
+ * 6.12 guest) refuse pointer arithmetic on a tp_btf argument before it.
+ */
 static __always_inline int on_jbd2_start(__u64 *ctx)
 {
-	wait_jbd2_start((journal_t *)ctx[0], bpf_ktime_get_ns());
+	journal_t *j = (journal_t *)ctx[0];
+
+	if (!j)
+		return 0;
+	wait_jbd2_start(j, bpf_ktime_get_ns());
 	return 0;
 }
 

@@ -175,7 +175,7 @@ static void wait_source(const struct snapshot *s, char *buf, size_t len)
 	else if (w->journal == SNAP_JOURNAL_UNFOLLOWED)
 		snprintf(buf + n, len - n,
 			 "; jbd2's commits not followed (no BTF for "
-			 "them)");
+			 "them, or the kernel refused their programs)");
 	if (!s->tracer.nr_zfs_objsets || !s->zfs.probes)
 		return;
 	n = strlen(buf);

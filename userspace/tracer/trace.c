@@ -44,6 +44,8 @@ struct tracer {
 	/* How dm-crypt's hand-off to its write thread is seen; why not. */
 	enum enc_method dmw;
 	char dmw_why[DETAIL_LEN];
+	/* Optional programs left out because the kernel refused them. */
+	bool no_jbd2, no_iou;
 	struct crypt_work_plan cw;
 	/* ZFS's encryption, where the zfs module is loaded (zfscrypt.c);
 	 * NULL with the reason in zfs_why otherwise. */
@@ -78,6 +80,19 @@ struct tracer {
 /* ---- libbpf messages: keep the first warning as the reason ---------- */
 
 static char bpf_why[DETAIL_LEN];
+
+/*
+ * The program the last load failed on, from libbpf's first warning
+ * ("prog 'NAME': BPF program load failed: ..."); "" if not told. Each
+ * fallback below drops only what that program belongs to: a refused
+ * jbd2 program must not cost the write thread's layer.
+ */
+static char failed_prog[64];
+
+static bool failed_in(const char *prefix)
+{
+	return !failed_prog[0] || !strncmp(failed_prog, prefix, strlen(prefix));
+}
 
 static int capture_print(enum libbpf_print_level level, const char *fmt,
 			 va_list ap)
@@ -199,10 +214,10 @@ static bool method_prog(const char *name, enum enc_method m)
 /* Keep only the programs this kernel runs: a program that cannot load
  * (fentry with EPERM here, kprobes without CONFIG_KPROBES) would fail the
  * whole skeleton. */
-static void set_autoload(struct attrib_bpf *skel, bool btf, enum enc_method enc,
-			 bool sample, enum enc_method dmx, enum enc_method dmw,
-			 enum enc_method ciph)
+static void set_autoload(const struct tracer *tr, bool btf, enum enc_method enc,
+			 bool sample)
 {
+	struct attrib_bpf *skel = tr->skel;
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	struct bpf_program *prog;
 
@@ -225,13 +240,13 @@ static void set_autoload(struct attrib_bpf *skel, bool btf, enum enc_method enc,
 			 !strcmp(name, "enc_kretprobe"))
 			load = enc == ENC_KPROBE;
 		else if (!strncmp(name, "dmx_", 4))
-			load = method_prog(name, dmx);
+			load = method_prog(name, tr->dmx);
 		else if (!strncmp(name, "ciph_", 5))
-			load = method_prog(name, ciph);
+			load = method_prog(name, tr->ciph);
 		else if (!strcmp(name, "dmw_fentry"))
-			load = dmw == ENC_FENTRY;
+			load = tr->dmw == ENC_FENTRY;
 		else if (!strcmp(name, "dmw_kprobe"))
-			load = dmw == ENC_KPROBE;
+			load = tr->dmw == ENC_KPROBE;
 		else if (!strcmp(name, "wait_sample"))
 			load = sample;
 		else if (!strcmp(name, "rq_sweep"))
@@ -241,9 +256,9 @@ static void set_autoload(struct attrib_bpf *skel, bool btf, enum enc_method enc,
 		if (!strcmp(name, "wait_sample") || !strcmp(name, "rq_sweep"))
 			bpf_program__set_autoattach(prog, false);
 		if (load && !strncmp(name, "io_uring_", 9))
-			load = iou_autoload(vmlinux, name);
+			load = !tr->no_iou && iou_autoload(vmlinux, name);
 		if (load && !strncmp(name, "jbd2_", 5))
-			load = jbd2_autoload(vmlinux);
+			load = !tr->no_jbd2 && jbd2_autoload(vmlinux);
 		bpf_program__set_autoload(prog, load);
 	}
 	btf__free(vmlinux);
@@ -262,6 +277,7 @@ static int open_load(struct tracer *tr, bool btf, enum enc_method enc,
 	int err;
 
 	bpf_why[0] = '\0';
+	failed_prog[0] = '\0';
 	tr->skel = attrib_bpf__open();
 	if (!tr->skel) {
 		err = -errno;
@@ -269,7 +285,7 @@ static int open_load(struct tracer *tr, bool btf, enum enc_method enc,
 			 strerror(-err), bpf_why);
 		return err;
 	}
-	set_autoload(tr->skel, btf, enc, sample, tr->dmx, tr->dmw, tr->ciph);
+	set_autoload(tr, btf, enc, sample);
 	set_arg_layout(tr->skel);
 	aio_set_calls(tr->skel);
 	memcpy(tr->skel->rodata->ctx_delta, tr->cw.ctx_delta,
@@ -277,6 +293,8 @@ static int open_load(struct tracer *tr, bool btf, enum enc_method enc,
 	pid_bits_size(tr->skel->maps.pid_bits);
 	err = attrib_bpf__load(tr->skel);
 	if (err) {
+		if (sscanf(bpf_why, "prog '%63[^']'", failed_prog) != 1)
+			failed_prog[0] = '\0';
 		snprintf(why, len, "loading the BPF programs: %s (%s)",
 			 strerror(-err), bpf_why);
 		attrib_bpf__destroy(tr->skel);
@@ -432,7 +450,18 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 	tr->dmw = dmw_choose(caps, ks, tr->dmw_why, sizeof(tr->dmw_why));
 	tr->ciph = ciph_choose(caps, ks);
 	err = open_load(tr, btf, enc, sample, why, why_len);
-	if (err && tr->dmw != ENC_NONE) {
+	if (err && failed_prog[0] && !strncmp(failed_prog, "jbd2_", 5)) {
+		/* Refused: a caller's wait for a commit stays the file
+		 * system's, as where jbd2 has no BTF. */
+		tr->no_jbd2 = true;
+		err = open_load(tr, btf, enc, sample, why, why_len);
+	}
+	if (err && failed_prog[0] && !strncmp(failed_prog, "io_uring_", 9)) {
+		/* io_uring requests go untraced, as without the layout. */
+		tr->no_iou = true;
+		err = open_load(tr, btf, enc, sample, why, why_len);
+	}
+	if (err && tr->dmw != ENC_NONE && failed_in("dmw_")) {
 		/* No BTF for dm_crypt, or it went away since kallsyms was
 		 * read: the write thread's stage goes unseen. */
 		snprintf(tr->dmw_why, sizeof(tr->dmw_why),
@@ -441,19 +470,19 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 		tr->dmw = ENC_NONE;
 		err = open_load(tr, btf, enc, sample, why, why_len);
 	}
-	if (err && tr->ciph != ENC_NONE) {
+	if (err && tr->ciph != ENC_NONE && failed_in("ciph_")) {
 		/* Refused on the cipher entry points: the calls go uncounted,
 		 * the crypt items are still timed. */
 		tr->ciph = ENC_NONE;
 		err = open_load(tr, btf, enc, sample, why, why_len);
 	}
-	if (err && tr->dmx != ENC_NONE) {
+	if (err && tr->dmx != ENC_NONE && failed_in("dmx_")) {
 		/* dm_crypt unloaded since kallsyms was read, or no BTF for
 		 * it: its inline crypto goes untimed, the rest is kept. */
 		tr->dmx = ENC_NONE;
 		err = open_load(tr, btf, enc, sample, why, why_len);
 	}
-	if (err && enc != ENC_NONE) {
+	if (err && enc != ENC_NONE && failed_in("enc_")) {
 		/* The optional write-side programs may be what failed (no
 		 * BTF for the function, fentry refused): go on without. */
 		snprintf(enc_why, sizeof(enc_why), "%s:%s failed to load: %s",
@@ -461,7 +490,8 @@ int trace_open(const struct capabilities *caps, struct tracer **out, char *why,
 		enc = ENC_NONE;
 		err = open_load(tr, btf, enc, sample, why, why_len);
 	}
-	if (err && btf && caps->raw_tp.ok) {
+	if (err && btf && caps->raw_tp.ok &&
+	    (!failed_prog[0] || ends_with(failed_prog, "_btf"))) {
 		/* A tp_btf program the probe's trivial one did not cover
 		 * may still be refused: raw_tp reads the same arguments. */
 		char first[DETAIL_LEN];
