@@ -725,6 +725,42 @@ static __always_inline void rq_unseen(__u64 *key, __u32 op, __u64 now)
 	stat_busy_end(s, now);
 }
 
+/* Flush requests in flight on the target's devices: issue time, by
+ * request. LRU: one whose end went unseen is forgotten, uncounted. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u64);
+} flush_start SEC(".maps");
+
+#define REQ_OP_FLUSH_ 2
+
+static __always_inline void flush_issue(struct request *rq, __u64 *key,
+					__u64 now, bool btf)
+{
+	if ((BTF_READ(btf, rq, cmd_flags) & REQ_OP_MASK_) == REQ_OP_FLUSH_)
+		bpf_map_update_elem(&flush_start, key, &now, BPF_ANY);
+}
+
+/* Counted whole or not at all: one issued before the window opened is
+ * not in flush_start (trace_window clears it). */
+static __always_inline void flush_end(__u64 *key, bool count)
+{
+	__u64 *ts = bpf_map_lookup_elem(&flush_start, key), now;
+	struct wait_stat *w;
+
+	if (!ts)
+		return;
+	now = bpf_ktime_get_ns();
+	w = wait_stat_of(EB_OP_WRITE);
+	if (count && w && now > *ts) {
+		__sync_fetch_and_add(&w->flush_reqs, 1);
+		__sync_fetch_and_add(&w->flush_ns, now - *ts);
+	}
+	bpf_map_delete_elem(&flush_start, key);
+}
+
 static __always_inline int on_rq_issue(__u64 *ctx, bool btf)
 {
 	struct request *rq = (void *)ctx_arg(ctx, rq_issue_arg);
@@ -745,8 +781,10 @@ static __always_inline int on_rq_issue(__u64 *ctx, bool btf)
 	if (!tracing_on)
 		return 0;
 	grp = op_group(BTF_READ(btf, rq, cmd_flags));
-	if (grp < 0)
+	if (grp < 0) {
+		flush_issue(rq, &key, now, btf);
 		return 0;
+	}
 	v.ts = now;
 	v.op = grp;
 	item_start_v(&rq_start, &key, LAYER_DEVICE, &v, now);
@@ -762,6 +800,7 @@ static __always_inline int on_rq_requeue(__u64 *ctx)
 	__u64 key = ctx_arg(ctx, rq_requeue_arg);
 
 	item_end(&rq_start, &key, LAYER_DEVICE, bpf_ktime_get_ns(), false);
+	flush_end(&key, false);
 	return 0;
 }
 
@@ -826,6 +865,7 @@ static __always_inline int on_rq_complete(__u64 *ctx, bool btf)
 			   true);
 		return 0;
 	}
+	flush_end(&key, tracing_on);
 	if (tracing_on && !(__u32)ctx[2] &&
 	    op_group(BTF_READ(btf, rq, cmd_flags)) == EB_OP_WRITE &&
 	    rq_dev_ok(rq, btf))

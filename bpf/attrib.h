@@ -230,6 +230,13 @@ struct wait_stat {
 	/* ...of which jbd2 ending a commit of the target's journal was the
 	 * waker (jbd2_log_wait_commit: fsync, O_SYNC). */
 	unsigned long long jbd2_waker_ns;
+	/* Flush requests (REQ_OP_FLUSH: the flush machinery's own, for a
+	 * REQ_PREFLUSH write or blkdev_issue_flush) the target's devices
+	 * completed, and their time from issue to end (op write). No data,
+	 * so no device items, but the device's time: a loop worker spends
+	 * it in vfs_fsync of its backing file, and its run-queue waits are
+	 * a part of it as of the timed requests'. */
+	unsigned long long flush_reqs, flush_ns;
 	/* Why the caller blocked: the time of blocked intervals of at
 	 * least WAIT_WHY_MIN_NS whose stack is kept (STACK_BLOCKED_NS),
 	 * those whose stack could not be taken, and the shorter ones. A

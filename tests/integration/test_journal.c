@@ -9,7 +9,8 @@
  * shared out by what the commits did, not told as the file system's.
  * The truth it did not compute: jbd2's own commit statistics
  * (/proc/fs/jbd2/<dev>-8/info: transactions, average commit time) and the
- * loop device's time with I/O in flight (/sys/block/<dev>/stat io_ticks).
+ * loop device's time with I/O in flight and its flush requests
+ * (/sys/block/<dev>/stat io_ticks, flush I/Os and ticks).
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -38,6 +39,8 @@ static struct json_object *doc;
 /* jbd2's commits and the device's busy time over the traced command. */
 static long commits;
 static double avg_commit_us, io_ticks_ms;
+/* The loop device's flush requests completed, and their ms. */
+static double kernel_flushes, kernel_flush_ms;
 
 static int sh(const char *fmt, ...)
 {
@@ -78,39 +81,45 @@ static int jbd2_info(long *transactions, double *avg_us)
 	return got == (avg_us ? 3 : 1) ? 0 : -1;
 }
 
-/* The loop device's io_ticks: ms with at least one request in flight. */
-static double io_ticks(void)
+/* The loop device's stat: io_ticks (ms with at least one request in
+ * flight), flush requests completed and their ms (fields 16 and 17,
+ * since Linux 5.5). 0, or -1. */
+static int dev_stat(double *ticks, double *flushes, double *flush_ms)
 {
 	char path[PATH_MAX];
-	unsigned long long v[10];
+	unsigned long long v[17];
 	FILE *f;
-	int n;
+	int n = 0;
 
 	snprintf(path, sizeof(path), "/sys/block/%s/stat",
 		 strrchr(dev, '/') + 1);
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
-	n = fscanf(f, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
-		   &v[8], &v[9]);
+	while (n < 17 && fscanf(f, "%llu", &v[n]) == 1)
+		n++;
 	fclose(f);
-	return n == 10 ? (double)v[9] : -1;
+	if (n != 17)
+		return -1;
+	*ticks = (double)v[9];
+	*flushes = (double)v[15];
+	*flush_ms = (double)v[16];
+	return 0;
 }
 
 static int trace_dsync_writes(void)
 {
 	const char *bin = run_prog_bin();
 	char out[PATH_MAX], of[PATH_MAX], path[PATH_MAX + 16], n[16];
+	double ticks, flushes, flush_ms, t2, f2, fm2;
 	long before;
-	double ticks;
 	int status;
 	pid_t pid;
 
 	snprintf(out, sizeof(out), "%s/res", tmp);
 	snprintf(of, sizeof(of), "of=%s/mnt/f", tmp);
 	snprintf(n, sizeof(n), "count=%d", WRITES);
-	if (jbd2_info(&before, NULL) || (ticks = io_ticks()) < 0)
+	if (jbd2_info(&before, NULL) || dev_stat(&ticks, &flushes, &flush_ms))
 		return -1;
 	pid = fork();
 	if (pid == 0) {
@@ -132,7 +141,11 @@ static int trace_dsync_writes(void)
 		return -1;
 	}
 	commits -= before;
-	io_ticks_ms = io_ticks() - ticks;
+	if (dev_stat(&t2, &f2, &fm2))
+		return -1;
+	io_ticks_ms = t2 - ticks;
+	kernel_flushes = f2 - flushes;
+	kernel_flush_ms = fm2 - flush_ms;
 	snprintf(path, sizeof(path), "%s/results.json", out);
 	doc = json_object_from_file(path);
 	return doc ? 0 : -1;
@@ -242,11 +255,45 @@ static void test_device_time_is_the_devices(void **state)
 	assert_null(strstr(v, "filesystem-bound"));
 }
 
+/* The flush requests the commits made are the device's, counted and
+ * timed as the kernel does, and the loop worker's wait for a CPU is
+ * told as a share of the time of all it served, flushes too: it cannot
+ * exceed the time it is a part of. */
+static void test_flushes_are_the_devices(void **state)
+{
+	struct json_object *f = get(write_wait(), "flushes");
+	double n = (double)json_object_get_uint64(get(f, "requests"));
+	double ms = ms_at(f, "ns");
+	const char *v = json_object_get_string(
+		get(verdict_of(doc, "trace", "write"), "summary"));
+	const char *share = strstr(v, " % of the device time");
+	double pct = 0;
+
+	(void)state;
+	fprintf(stderr,
+		"# flushes: %.0f, %.1f ms; the loop device's stat: %.0f, %.0f "
+		"ms\n",
+		n, ms, kernel_flushes, kernel_flush_ms);
+	/* O_DSYNC: each commit flushes before and after its commit block. */
+	assert_true(kernel_flushes >= WRITES);
+	assert_true(n <= kernel_flushes);
+	assert_true(n >= 0.95 * kernel_flushes - 2);
+	assert_true(ms >= 0.8 * kernel_flush_ms - 20);
+	assert_true(ms <= 1.2 * kernel_flush_ms + 20);
+	if (share) {
+		while (share > v && share[-1] != '(')
+			share--;
+		pct = atof(share);
+	}
+	assert_true(pct <= 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_waits_for_the_commits_are_followed),
 		cmocka_unit_test(test_device_time_is_the_devices),
+		cmocka_unit_test(test_flushes_are_the_devices),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -322,6 +322,26 @@ static void test_verdict_device_and_contention(void **state)
 	verdict_wait(&a, NULL, NULL, true, &v);
 	assert_non_null(strstr(v.summary, "inflated by CPU contention"));
 	assert_non_null(strstr(v.summary, "waited 300 us per request"));
+	assert_non_null(strstr(v.summary, "(75 % of the device time)"));
+	/* A journal's commits: short data requests (100 us) and long
+	 * flushes (1.5 ms), which the worker serves too. Over the requests
+	 * alone its 80 us per request read as 240 % of "the device time";
+	 * with the flushes it is 16000 us of 110000 us: not inflated. */
+	a.layers[LAYER_DEVICE].mean_ns = 100 * US;
+	a.wait.flush_reqs = 60;
+	a.wait.flush_ns = 60 * 1500 * US;
+	a.wait.workers[WORKER_DEVICE].runq_ns = 200 * 80 * US;
+	verdict_wait(&a, NULL, NULL, true, &v);
+	assert_null(strstr(v.summary, "inflated"));
+	assert_non_null(strstr(v.summary, "reads are device-bound: 70 %"));
+	/* With the worker waiting 40 % of all of it, the share is told of
+	 * all of it, and per request of all the requests (flushes too). */
+	a.wait.workers[WORKER_DEVICE].runq_ns = 44 * MS;
+	verdict_wait(&a, NULL, NULL, true, &v);
+	assert_non_null(strstr(v.summary, "waited 169 us per request"));
+	assert_non_null(strstr(v.summary, "(40 % of the device time)"));
+	a.wait.flush_reqs = 0;
+	a.wait.flush_ns = 0;
 	/* The caller itself runnable most of the time. */
 	attribution(&a, "plain", busy, 100);
 	verdict_wait(&a, NULL, NULL, true, &v);
@@ -671,8 +691,8 @@ static void test_write_phase_headline(void **state)
 static void test_times_are_the_untraced(void **state)
 {
 	uint64_t pc[NR_LAYERS] = {[LAYER_DEVICE] = 500 * MS};
-	uint64_t fc[NR_LAYERS] = {[LAYER_CRYPT] = 1500 * MS,
-				  [LAYER_DEVICE] = 500 * MS};
+	uint64_t fc[NR_LAYERS] = {
+		[LAYER_CRYPT] = 1500 * MS, [LAYER_DEVICE] = 500 * MS};
 	struct attribution p, f;
 	struct target_info t;
 	struct verdict v;

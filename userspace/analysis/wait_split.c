@@ -258,6 +258,8 @@ void wait_result_from(const struct wait_counts *ws, int op,
 	out->dmw_wakeups = w->dmw_wakeups;
 	out->dmw_waker_ns = w->dmw_waker_ns;
 	out->dmw_chained = w->dmw_chained;
+	out->flush_reqs = ws->ops[EB_OP_WRITE].flush_reqs;
+	out->flush_ns = ws->ops[EB_OP_WRITE].flush_ns;
 	writeback_from(ws, op, out);
 	for (int k = 0; k < NR_WORKER_KINDS; k++) {
 		out->workers[k].items = ws->workers[k].items;

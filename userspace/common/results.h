@@ -333,6 +333,11 @@ struct wait_result {
 	 * many split along the chain of the clone it was submitting (the
 	 * rest by its stack). */
 	uint64_t dmw_wakeups, dmw_waker_ns, dmw_chained;
+	/* Flush requests the target's devices completed over the phase,
+	 * and their time from issue to end: device time outside the device
+	 * items (no data), which a loop worker's run-queue wait is also a
+	 * part of. Absent from older results.json: 0. */
+	uint64_t flush_reqs, flush_ns;
 	/* The target's writeback workers (kworkers running wb_workfn for
 	 * its device), op write: their CPU samples, those in cipher code,
 	 * those whose stack was lost, their time on a CPU (oncpu_ns) and

@@ -115,6 +115,17 @@ static struct json_object *dmw_json(const struct wait_result *w)
 	return jbuilt(o, err);
 }
 
+/* The flush requests the target's devices completed. */
+static struct json_object *flush_json(const struct wait_result *w)
+{
+	struct json_object *o = json_object_new_object();
+	int err = !o;
+
+	err |= jadd_u64(o, "requests", w->flush_reqs);
+	err |= jadd_u64(o, "ns", w->flush_ns);
+	return jbuilt(o, err);
+}
+
 /* The target's writeback workers' CPU samples (op write). */
 static struct json_object *writeback_json(const struct wait_result *w)
 {
@@ -162,6 +173,7 @@ struct json_object *report_wait_json(const struct wait_result *w)
 	err |= jadd(o, "workers", workers_json(w));
 	err |= jadd(o, "zfs_taskq_wakers", zfs_json(w));
 	err |= jadd(o, "dmcrypt_write_wakers", dmw_json(w));
+	err |= jadd(o, "flushes", flush_json(w));
 	err |= jadd(o, "writeback_workers", writeback_json(w));
 	err |= o ? report_why_json(o, w) : 1;
 	if (err) {
@@ -254,6 +266,12 @@ void report_wait_from(int *err, struct json_object *parent,
 		jget_u64(err, ks, "wakeups", &w->dmw_wakeups);
 		jget_u64(err, ks, "ns", &w->dmw_waker_ns);
 		jget_u64(err, ks, "chained", &w->dmw_chained);
+	}
+	/* Absent from results.json before flushes were timed. */
+	ks = jhas(o, "flushes") ? jget_object(err, o, "flushes") : NULL;
+	if (ks) {
+		jget_u64(err, ks, "requests", &w->flush_reqs);
+		jget_u64(err, ks, "ns", &w->flush_ns);
 	}
 	/* Absent from results.json before the writeback workers were
 	 * sampled: not sampled. */

@@ -74,6 +74,8 @@ static const struct u64_field wait_stat_why_fields[] = {
 	U64_FIELD(struct wait_stat, wb_blocked_ns),
 	U64_FIELD(struct wait_stat, wb_waker_ns),
 	U64_FIELD(struct wait_stat, jbd2_waker_ns),
+	U64_FIELD(struct wait_stat, flush_reqs),
+	U64_FIELD(struct wait_stat, flush_ns),
 	U64_FIELD(struct wait_stat, why_ns),
 	U64_FIELD(struct wait_stat, why_nostack_ns),
 	U64_FIELD(struct wait_stat, why_short_ns),

@@ -131,10 +131,18 @@ void report_print_wait(const struct attribution *a, FILE *out)
 		     w->workers[WORKER_ZFS_TASKQ].runq_ns,
 		     w->workers[WORKER_ZFS_TASKQ].runq_waits,
 		     w->workers[WORKER_ZFS_TASKQ].items, out);
+	/* Per request it served: the flushes are requests too. */
 	print_worker("loop worker", "request",
 		     w->workers[WORKER_DEVICE].runq_ns,
-		     a->layers[LAYER_DEVICE].count,
+		     a->layers[LAYER_DEVICE].count + w->flush_reqs,
 		     w->workers[WORKER_DEVICE].items, out);
+	if (w->flush_reqs)
+		fprintf(out,
+			"  flush requests (whole phase, no data, not device "
+			"items): %" PRIu64 ", %s each\n",
+			w->flush_reqs,
+			fmt_ns(b, sizeof(b),
+			       (double)w->flush_ns / (double)w->flush_reqs));
 	print_writeback(w, out);
 	fprintf(out, "  source: %s\n", w->source);
 }

@@ -720,6 +720,7 @@ int trace_begin(struct tracer *tr, const struct trace_filter *f)
 	map_clear(skel->maps.dm_start);
 	map_clear(skel->maps.dmx_start);
 	map_clear(skel->maps.dmw_start);
+	map_clear(skel->maps.flush_start);
 	map_clear(skel->maps.ciph_depth);
 	map_clear(skel->maps.dmio_times);
 	map_clear(skel->maps.iou_start);
@@ -773,13 +774,14 @@ static void forget_in_flight(struct tracer *tr)
 {
 	struct attrib_bpf *skel = tr->skel;
 	struct bpf_map *starts[] = {
-		skel->maps.bio_start,  skel->maps.rq_start,
-		skel->maps.cq_start,   skel->maps.cx_start,
-		skel->maps.enc_start,  skel->maps.dm_start,
-		skel->maps.dmx_start,  skel->maps.dmw_start,
-		skel->maps.dmio_times, skel->maps.iou_start,
-		skel->maps.thr,	       skel->maps.work_io,
-		skel->maps.workers,    skel->maps.traced,
+		skel->maps.bio_start,	skel->maps.rq_start,
+		skel->maps.cq_start,	skel->maps.cx_start,
+		skel->maps.enc_start,	skel->maps.dm_start,
+		skel->maps.dmx_start,	skel->maps.dmw_start,
+		skel->maps.flush_start, skel->maps.dmio_times,
+		skel->maps.iou_start,	skel->maps.thr,
+		skel->maps.work_io,	skel->maps.workers,
+		skel->maps.traced,
 	};
 	uint64_t now = now_ns();
 
