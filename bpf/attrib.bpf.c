@@ -807,14 +807,41 @@ static __always_inline int on_rq_requeue(__u64 *ctx)
 /*
  * Requests whose data completed inside a flush sequence (block/blk-flush.c):
  * the flush machinery ends them a second time, data-less, once their
- * flushes are done. LRU: an entry forgotten costs one unissued too many.
+ * flushes are done, and only then their bios (req_bio_endio holds them
+ * while RQF_FLUSH_SEQ is set). LRU: an entry forgotten costs one unissued
+ * too many.
  */
+struct flushed_write {
+	struct io_times io; /* its stages, as at its first end */
+	__u32 incarnation;  /* rq_incarnation */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 1024);
 	__type(key, __u64);
-	__type(value, __u32); /* rq_incarnation */
+	__type(value, struct flushed_write);
 } flush_done SEC(".maps");
+
+/* The data of write rq (key) completed in a flush sequence: keep its
+ * stages, which wait_rq_complete has just put in the done record, for
+ * its second end. Its wait from queueing to issue was the flush
+ * machinery holding it for the pre-flush (blk_insert_flush), a device
+ * operation: told as device, not blk-queue (on loop it read as a third
+ * of dd oflag=dsync's write time "block queue"). */
+static __always_inline void flush_seq_hold(__u64 *key, __u32 incarnation)
+{
+	struct flushed_write f = {.incarnation = incarnation};
+	__u32 zero = 0;
+	struct done_rec *d = bpf_map_lookup_elem(&done, &zero);
+
+	if (d) {
+		f.io = d->io;
+		if (f.io.queued)
+			f.io.issued = f.io.queued;
+	}
+	bpf_map_update_elem(&flush_done, key, &f, BPF_ANY);
+}
 
 /* RQF_FLUSH_SEQ was (1 << 4) while the flags were #defines (6.1). */
 static __always_inline bool rq_in_flush_seq(struct request *rq)
@@ -836,10 +863,11 @@ static __always_inline bool rq_in_flush_seq(struct request *rq)
 static __always_inline void rq_end_unissued(struct request *rq, __u64 *key,
 					    bool btf)
 {
-	__u32 *done = bpf_map_lookup_elem(&flush_done, key);
+	struct flushed_write *f = bpf_map_lookup_elem(&flush_done, key);
 	struct layer_stat *s;
 
-	if (done && *done == rq_incarnation(rq, btf)) {
+	if (f && f->incarnation == rq_incarnation(rq, btf)) {
+		wait_flush_seq_end(&f->io);
 		bpf_map_delete_elem(&flush_done, key);
 		return;
 	}
@@ -859,8 +887,7 @@ static __always_inline int on_rq_complete(__u64 *ctx, bool btf)
 		aio_rq_event(rq, true, bpf_ktime_get_ns());
 		wait_rq_complete(rq, v, (__u32)ctx[2]);
 		if (v->op == EB_OP_WRITE && rq_in_flush_seq(rq))
-			bpf_map_update_elem(&flush_done, &key, &v->incarnation,
-					    BPF_ANY);
+			flush_seq_hold(&key, v->incarnation);
 		item_end_v(&rq_start, &key, v, LAYER_DEVICE, bpf_ktime_get_ns(),
 			   true);
 		return 0;

@@ -222,6 +222,11 @@ struct wait_stat {
 	 * slots, the device, locks): with wb_oncpu_ns and wb_runq_ns what
 	 * writeback did in its wall time. */
 	unsigned long long wb_blocked_ns;
+	/* ...the part of it whose waker's chain said what it waited for (a
+	 * completion of the target's request, a crypto worker's item): by
+	 * layer, as the caller's ns[] (dm-delay's hold on a journal write
+	 * is dm's); user space tells the rest as device. */
+	unsigned long long wb_blocked_layer_ns[NR_LAYERS];
 	/* Blocked time whose waker was one of the target's writeback
 	 * workers ending its work (wb_wait_for_completion: ext4's
 	 * free-space path, sync; jbd2_log_wait_commit): no useful waker, user

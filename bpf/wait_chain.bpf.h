@@ -31,8 +31,8 @@ static __always_inline __u64 clamp_ts(__u64 x, __u64 lo, __u64 hi)
  * time with the stage before. Returns where the write-thread stage
  * starts: the hand-off, or the clone's queueing if none was seen.
  */
-static __always_inline __u64 split_dmio(struct wait_stat *w, __u64 p, __u64 to,
-					const struct io_times *io)
+static __always_inline __u64 split_dmio(unsigned long long *acc, __u64 p,
+					__u64 to, const struct io_times *io)
 {
 	int cur = LAYER_DM;
 	__u64 q;
@@ -41,7 +41,7 @@ static __always_inline __u64 split_dmio(struct wait_stat *w, __u64 p, __u64 to,
 		if (!io->crypt[i])
 			continue;
 		q = clamp_ts(io->crypt[i], p, to);
-		wait_add(w, cur, q - p);
+		acc_add(acc, cur, q - p);
 		p = q;
 		/* Stamp i opens layer crypt-queue + i (attrib.h's order). */
 		cur = LAYER_CRYPT_QUEUE + i;
@@ -50,7 +50,7 @@ static __always_inline __u64 split_dmio(struct wait_stat *w, __u64 p, __u64 to,
 	 * up to the clone's queueing. */
 	if (cur != LAYER_DMCRYPT_WRITE) {
 		q = clamp_ts(io->queued, p, to);
-		wait_add(w, cur, q - p);
+		acc_add(acc, cur, q - p);
 		p = q;
 	}
 	return p;
@@ -58,42 +58,90 @@ static __always_inline __u64 split_dmio(struct wait_stat *w, __u64 p, __u64 to,
 
 /*
  * Blocked from `from` to `to`, waiting for an I/O (io) that a work item
- * queued at kq and started at ks (0, 0: no work item) finished. Each
- * stage's interval clipped to [from, to]: the pieces add up to to - from.
+ * queued at kq and started at ks (0, 0: no work item) finished; the
+ * pieces go to acc (indexed by enum layer), the part before an unseen
+ * I/O also to *unresolved (NULL: not kept). Each stage's interval clipped
+ * to [from, to]: the pieces add up to to - from.
  */
-static __always_inline void split_chain(struct wait_stat *w, __u64 from,
-					__u64 to, const struct io_times *io,
-					__u64 kq, __u64 ks)
+static __always_inline void split_chain_to(unsigned long long *acc,
+					   unsigned long long *unresolved,
+					   __u64 from, __u64 to,
+					   const struct io_times *io, __u64 kq,
+					   __u64 ks)
 {
 	__u64 p = from, q;
 
 	if (!io->issued) {
 		/* The I/O before the work item was not seen. */
 		q = kq ? clamp_ts(kq, p, to) : to;
-		wait_add(w, LAYER_FS, q - p);
-		__sync_fetch_and_add(&w->unresolved_ns, q - p);
+		acc_add(acc, LAYER_FS, q - p);
+		if (unresolved)
+			__sync_fetch_and_add(unresolved, q - p);
 		p = q;
 	} else {
 		/* Below a dm device: in dm-crypt's own stages from the dm
 		 * bio's queueing to its clone's; a write's encryption on
 		 * kcryptd and its wait for the write thread where seen. */
 		q = clamp_ts(io->dm ?: io->queued, p, to);
-		wait_add(w, LAYER_FS, q - p);
+		acc_add(acc, LAYER_FS, q - p);
 		p = q;
-		p = split_dmio(w, p, to, io);
+		p = split_dmio(acc, p, to, io);
 		q = clamp_ts(io->queued, p, to);
-		wait_add(w, LAYER_DMCRYPT_WRITE, q - p);
+		acc_add(acc, LAYER_DMCRYPT_WRITE, q - p);
 		p = q;
 		q = clamp_ts(io->issued, p, to);
-		wait_add(w, LAYER_BLK_QUEUE, q - p);
+		acc_add(acc, LAYER_BLK_QUEUE, q - p);
 		p = q;
 		q = kq ? clamp_ts(kq, p, to) : to;
-		wait_add(w, LAYER_DEVICE, q - p);
+		acc_add(acc, LAYER_DEVICE, q - p);
 		p = q;
 	}
 	q = ks ? clamp_ts(ks, p, to) : to;
-	wait_add(w, LAYER_CRYPT_QUEUE, q - p);
-	wait_add(w, LAYER_CRYPT, to - q);
+	acc_add(acc, LAYER_CRYPT_QUEUE, q - p);
+	acc_add(acc, LAYER_CRYPT, to - q);
+}
+
+/* The caller's blocked time, into its ns[]. */
+static __always_inline void split_chain(struct wait_stat *w, __u64 from,
+					__u64 to, const struct io_times *io,
+					__u64 kq, __u64 ks)
+{
+	split_chain_to(w->ns, &w->unresolved_ns, from, to, io, kq, ks);
+}
+
+/*
+ * A writeback worker of the target (the flusher, jbd2 committing) was
+ * blocked from `from` to `to` and is woken now by this thread: if the
+ * waker's chain says what it waited for -- a crypto worker's item, or a
+ * completion of the target's request -- split it along that chain into
+ * wb_blocked_layer_ns, as a caller's. All of it is wb_blocked_ns.
+ */
+static __always_inline void split_wb_blocked(__u64 from, __u64 to)
+{
+	__u32 waker = (__u32)bpf_get_current_pid_tgid(), zero = 0;
+	struct wait_stat *w = wait_stat_of(EB_OP_WRITE);
+	struct served_worker *wk;
+	struct done_rec *d;
+
+	if (!w || to <= from)
+		return;
+	__sync_fetch_and_add(&w->wb_blocked_ns, to - from);
+	wk = pid_may(waker, PID_WORKER) ? bpf_map_lookup_elem(&workers, &waker)
+					: NULL;
+	if (wk && wk->kind == WORKER_CRYPT + 1) {
+		struct io_times io = wk->io;
+
+		split_chain_to(w->wb_blocked_layer_ns, NULL, from, to, &io,
+			       wk->queued ?: wk->exec, wk->exec);
+		return;
+	}
+	d = bpf_map_lookup_elem(&done, &zero);
+	if (d && d->valid && d->pid == waker) {
+		struct io_times io = d->io;
+
+		split_chain_to(w->wb_blocked_layer_ns, NULL, from, to, &io, 0,
+			       0);
+	}
 }
 
 /*

@@ -56,6 +56,26 @@ static __always_inline void wait_rq_complete(struct request *rq,
 		__sync_fetch_and_add(&w->dev_bytes, bytes);
 }
 
+/*
+ * The second end of a write in a flush sequence: its flushes are done and
+ * its bios end now, so a caller or writeback worker woken here (jbd2 on
+ * its commit block, an O_DSYNC writer) waited for that write, its flushes
+ * included. The done record carries the write's stages as at its first
+ * end (io): dm-delay holding it is dm, the post-flush device. Without
+ * this the waker said nothing and all of it was told as device.
+ */
+static __always_inline void wait_flush_seq_end(const struct io_times *io)
+{
+	__u32 zero = 0;
+	struct done_rec *d = bpf_map_lookup_elem(&done, &zero);
+
+	if (!d)
+		return;
+	d->io = *io;
+	d->pid = (__u32)bpf_get_current_pid_tgid();
+	d->valid = 1;
+}
+
 /* Stamp `which` of the write io (a struct dm_crypt_io *) at now; now 0
  * takes a stamp back. */
 static __always_inline void wait_dmio_stamp(__u64 io, int which, __u64 now)

@@ -54,8 +54,9 @@ static __always_inline int on_sched_waking(__u64 *ctx, bool btf)
 	now = bpf_ktime_get_ns();
 	if (wk_woken) {
 		wk->woke = now;
-		if (wk->writeback && wk->blocked && now > wk->blocked)
-			wb_add_blocked(now - wk->blocked);
+		/* Its waker may say what it waited for. */
+		if (wk->writeback && wk->blocked)
+			split_wb_blocked(wk->blocked, now);
 		wk->blocked = 0;
 	}
 	if (!t || t->state != THR_BLOCKED)

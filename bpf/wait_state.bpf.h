@@ -208,6 +208,13 @@ static __always_inline struct wait_stat *wait_stat_of(__u32 op)
 	return bpf_map_lookup_elem(&wait_stats, &op);
 }
 
+static __always_inline void acc_add(unsigned long long *acc, int comp, __u64 ns)
+{
+	if (!ns || comp < 0 || comp >= NR_LAYERS)
+		return;
+	__sync_fetch_and_add(&acc[comp], ns);
+}
+
 static __always_inline void wait_add(struct wait_stat *w, int comp, __u64 ns)
 {
 	if (!w || !ns || comp < 0 || comp >= NR_LAYERS)

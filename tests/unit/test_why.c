@@ -160,8 +160,25 @@ static void test_share_unwoken(void **state)
 	assert_int_equal(r.unwoken.journal_ns, 10 * MS);
 	assert_int_equal(r.unwoken.flusher_ns, 0);
 	assert_int_equal(wait_sum_ns(&r), r.total_ns);
+	/* Writeback 6 ms on a CPU, 4 ms runnable, 10 ms blocked, of which
+	 * its wakers' chains told 6 ms as dm (dm-delay holding its writes)
+	 * and 1 ms as blk-queue: of the 5 ms blocked share, 3 ms is dm,
+	 * 0.5 ms blk-queue, and what no chain told (1.5 ms) stays device. */
+	snap_writes(&ws, 10, 10 * MS, 6 * MS, 100, 50, 4 * MS, 10 * MS);
+	ws.ops[EB_OP_WRITE].wb_blocked_layer_ns[LAYER_DM] = 6 * MS;
+	ws.ops[EB_OP_WRITE].wb_blocked_layer_ns[LAYER_BLK_QUEUE] = 1 * MS;
+	wait_result_from(&ws, EB_OP_WRITE, &r);
+	assert_int_equal(r.unwoken.blocked_ns[LAYER_DM], 3 * MS);
+	assert_int_equal(r.unwoken.blocked_ns[LAYER_BLK_QUEUE], MS / 2);
+	assert_int_equal(r.unwoken.device_ns, 3 * MS / 2);
+	assert_int_equal(r.unwoken.blocked_ns[LAYER_DEVICE], 3 * MS / 2);
+	assert_int_equal(r.ns[LAYER_DM], 3 * MS);
+	assert_int_equal(r.ns[LAYER_DEVICE], 3 * MS / 2);
+	assert_int_equal(wait_sum_ns(&r), r.total_ns);
 	/* Odd figures still add up exactly (rounding goes to fs). */
 	snap_writes(&ws, 7, 1000003, 333, 7, 3, 333, 333);
+	ws.ops[EB_OP_WRITE].wb_blocked_layer_ns[LAYER_DM] = 111;
+	ws.ops[EB_OP_WRITE].wb_blocked_layer_ns[LAYER_CRYPT] = 97;
 	wait_result_from(&ws, EB_OP_WRITE, &r);
 	assert_int_equal(wait_sum_ns(&r), r.total_ns);
 	/* Writeback not seen: all of it is the file system's. */

@@ -442,11 +442,13 @@ static void test_luks2_writes(void **state)
  * it adds, first, not the delay. The plain write phase (write + fsync)
  * names the delay too: fsync's wait for the journal commit whose writes
  * dm-delay held is shared out by what jbd2's commit did (before jbd2 was
- * followed, 2026-12-02, it read "filesystem-bound"). jbd2's blocked time
- * is told as the device's, not dm's, so either may come first (6.1
- * guest: device 46 %, device-mapper 45 %). LUKS2's added write time is
- * printed, not asserted: it read "waiting for the device" (57 %), not
- * encryption, issue 21's open finding.
+ * followed, 2026-12-02, it read "filesystem-bound"), and jbd2's own
+ * blocked time is split by the chains of the completions that woke it,
+ * the second end of a flushed write included: dm-delay's hold is dm's
+ * (before, 2026-12-02, all of it was the device's: "device 46 %,
+ * device-mapper 45 %"). LUKS2's added write time is printed, not
+ * asserted: it read "waiting for the device" (57 %), then "waiting in
+ * device-mapper" (86 %), not encryption, issue 21's open finding.
  */
 static void test_added_part_is_the_cipher(void **state)
 {
@@ -456,9 +458,7 @@ static void test_added_part_is_the_cipher(void **state)
 	fprintf(stderr,
 		"# run, dm-plain write: %s\n# run, dm-luks2 write: %s\n", pw,
 		summary_of(cmp, "dm-luks2", WR));
-	assert_true(strstr(pw, "device-mapper-bound") ||
-		    strstr(pw, "device-bound"));
-	assert_null(strstr(pw, "filesystem-bound"));
+	assert_non_null(strstr(pw, "device-mapper-bound"));
 	for (int op = RD; op <= RD; op++) {
 		const char *p = summary_of(cmp, "dm-plain", op);
 		const char *l = summary_of(cmp, "dm-luks2", op);

@@ -38,12 +38,22 @@ static double writeback_wait(const struct wait_result *w, int *top)
 	return wait_per_call(w, sum);
 }
 
+/* The blocked part of the unwoken share, all layers. */
+static uint64_t unwoken_blocked(const struct wait_result *w)
+{
+	uint64_t sum = 0;
+
+	for (int l = 0; l < NR_LAYERS; l++)
+		sum += w->unwoken.blocked_ns[l];
+	return sum;
+}
+
 /* What writeback did, as the unwoken share of a says it: the part of
  * its time in cipher code, in %. Negative if it was not shared out. */
 static double writeback_crypt_pct(const struct wait_result *w)
 {
 	uint64_t all = w->unwoken.crypt_ns + w->unwoken.fs_ns +
-		       w->unwoken.runq_ns + w->unwoken.device_ns;
+		       w->unwoken.runq_ns + unwoken_blocked(w);
 
 	if (!w->unwoken.shared || !all)
 		return -1.0;
@@ -231,11 +241,23 @@ static void unwoken_line(const struct attribution *a, struct verdict *out)
 	const struct wait_result *w = &a->wait;
 	uint64_t all = w->unwoken.flusher_ns + w->unwoken.journal_ns +
 		       w->unwoken.other_ns;
-	char t[32], f[32], j[32], o[32];
+	char t[32], f[32], j[32], o[32], by[160] = "";
 	double d = (double)(all ? all : 1);
+	uint64_t blocked = unwoken_blocked(w);
+	size_t n = 0;
 
 	if (!all || !w->syscalls)
 		return;
+	/* Where their wakers' chains told it elsewhere than the device. */
+	for (int l = 0; blocked > w->unwoken.device_ns && l < NR_LAYERS; l++)
+		if (w->unwoken.blocked_ns[l] && n < sizeof(by))
+			n += (size_t)snprintf(
+				by + n, sizeof(by) - n, "%s%s %.0f %%",
+				n ? ", " : " (", layer_name(l),
+				100.0 * (double)w->unwoken.blocked_ns[l] /
+					(double)blocked);
+	if (n && n < sizeof(by))
+		snprintf(by + n, sizeof(by) - n, ")");
 	fmt_ns(t, sizeof(t), wait_per_call(w, all));
 	fmt_ns(f, sizeof(f), wait_per_call(w, w->unwoken.flusher_ns));
 	fmt_ns(j, sizeof(j), wait_per_call(w, w->unwoken.journal_ns));
@@ -256,10 +278,10 @@ static void unwoken_line(const struct attribution *a, struct verdict *out)
 		"its work %s, jbd2 ending a commit %s, timers and writeback "
 		"completions %s), shared by what the target's writeback "
 		"workers did: cipher code %.0f %%, file system %.0f %%, "
-		"runnable %.0f %%, blocked on their requests %.0f %%",
+		"runnable %.0f %%, blocked on their requests %.0f %%%s",
 		t, op_name(a->op), f, j, o, 100.0 * w->unwoken.crypt_ns / d,
 		100.0 * w->unwoken.fs_ns / d, 100.0 * w->unwoken.runq_ns / d,
-		100.0 * w->unwoken.device_ns / d);
+		100.0 * (double)blocked / d, by);
 }
 
 void verdict_why_lines(const struct attribution *a, struct verdict *out)

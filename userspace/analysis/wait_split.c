@@ -77,6 +77,33 @@ static uint64_t share_of(uint64_t ns, uint64_t w, uint64_t sum)
 }
 
 /*
+ * The blocked part of the unwoken time, split as the writeback workers'
+ * blocked time was by its wakers' chains (a completion of the target's
+ * request: dm-delay's hold on a journal write is dm's, not the device's);
+ * what no chain told is device, as ever: their requests, request slots.
+ */
+static void share_blocked(const struct wait_stat *wb, uint64_t blocked,
+			  struct wait_result *out)
+{
+	uint64_t left = blocked, part;
+
+	for (int l = LAYER_FS; l < NR_LAYERS; l++) {
+		if (l == LAYER_DEVICE || !wb->wb_blocked_layer_ns[l])
+			continue;
+		part = share_of(blocked, wb->wb_blocked_layer_ns[l],
+				wb->wb_blocked_ns);
+		if (part > left)
+			part = left;
+		out->unwoken.blocked_ns[l] = part;
+		out->ns[l] += part;
+		left -= part;
+	}
+	out->unwoken.blocked_ns[LAYER_DEVICE] = left;
+	out->unwoken.device_ns = left;
+	out->ns[LAYER_DEVICE] += left;
+}
+
+/*
  * Blocked time with no useful waker: the flusher ending the work the
  * caller waited for, or jbd2 the journal commit (its waker was a
  * writeback worker of the target), a timer, a writeback completion of no
@@ -84,8 +111,9 @@ static uint64_t share_of(uint64_t ns, uint64_t w, uint64_t sum)
  * was doing meanwhile, so the time is shared out in the proportion of the
  * writeback workers' time over the phase (op write's counters, whatever op
  * waited): on a CPU in cipher code and in the file system (by their samples),
- * runnable, and blocked on the requests they issued. Writeback not seen: all of
- * it fs. Rounding goes to fs, so the parts add up to the time.
+ * runnable, and blocked (split as the workers' own blocked time was, by its
+ * wakers' chains: share_blocked). Writeback not seen: all of it fs. Rounding
+ * goes to fs, so the parts add up to the time.
  */
 static void share_unwoken(const struct wait_counts *ws, int op,
 			  uint64_t silent_ns, struct wait_result *out)
@@ -94,6 +122,7 @@ static void share_unwoken(const struct wait_counts *ws, int op,
 	uint64_t ns = ws->ops[op].wb_waker_ns + silent_ns;
 	uint64_t on = wb->wb_oncpu_ns, n = ws->wb_samples[EB_OP_WRITE];
 	uint64_t k = ws->wb_crypt_samples[EB_OP_WRITE], crypt_on = 0, sum;
+	uint64_t blocked;
 	uint64_t journal = ws->ops[op].jbd2_waker_ns;
 
 	/* jbd2's wakeups are a part of the writeback workers'. */
@@ -115,17 +144,15 @@ static void share_unwoken(const struct wait_counts *ws, int op,
 	out->unwoken.shared = true;
 	out->unwoken.crypt_ns = share_of(ns, crypt_on, sum);
 	out->unwoken.runq_ns = share_of(ns, wb->wb_runq_ns, sum);
-	out->unwoken.device_ns = share_of(ns, wb->wb_blocked_ns, sum);
-	if (out->unwoken.crypt_ns + out->unwoken.runq_ns >
-	    ns - out->unwoken.device_ns)
-		out->unwoken.runq_ns =
-			ns - out->unwoken.device_ns - out->unwoken.crypt_ns;
-	out->unwoken.fs_ns = ns - out->unwoken.crypt_ns - out->unwoken.runq_ns -
-			     out->unwoken.device_ns;
+	blocked = share_of(ns, wb->wb_blocked_ns, sum);
+	if (out->unwoken.crypt_ns + out->unwoken.runq_ns > ns - blocked)
+		out->unwoken.runq_ns = ns - blocked - out->unwoken.crypt_ns;
+	out->unwoken.fs_ns =
+		ns - out->unwoken.crypt_ns - out->unwoken.runq_ns - blocked;
 	out->ns[LAYER_CRYPT] += out->unwoken.crypt_ns;
 	out->ns[LAYER_FS] += out->unwoken.fs_ns;
 	out->ns[LAYER_CPU_WAIT] += out->unwoken.runq_ns;
-	out->ns[LAYER_DEVICE] += out->unwoken.device_ns;
+	share_blocked(wb, blocked, out);
 }
 
 /* Why the caller blocked, and what of its blocked time the stacks do

@@ -366,12 +366,16 @@ struct wait_result {
 	 * completion of no request of ours (other_ns) -- shared out in ns[]
 	 * by what the target's writeback workers did over the phase: cipher
 	 * code (crypt_ns), the file system (fs_ns), runnable (runq_ns, in
-	 * cpu-wait), blocked on the requests they issued (device_ns).
-	 * shared: the workers were seen, else all of it is in fs. */
+	 * cpu-wait), blocked (blocked_ns, by layer as their own blocked
+	 * time was split by its wakers' chains; device_ns its device part,
+	 * where what no chain told goes). shared: the workers were seen,
+	 * else all of it is in fs. blocked_ns absent from older
+	 * results.json: all device_ns. */
 	struct {
 		bool shared;
 		uint64_t flusher_ns, journal_ns, other_ns;
 		uint64_t crypt_ns, fs_ns, runq_ns, device_ns;
+		uint64_t blocked_ns[NR_LAYERS];
 	} unwoken;
 	/* ZFS's ARC over the phase (arcstats), where ZFS is: demand data
 	 * reads that hit and missed it. */

@@ -109,6 +109,10 @@ static struct json_object *wait_op_json(const struct wait_stat *w)
 	for (int l = LAYER_FS; ns && l < NR_LAYERS; l++)
 		err |= jadd_u64(ns, layer_name(l), w->ns[l]);
 	err |= jadd(o, "ns", ns);
+	ns = json_object_new_object();
+	for (int l = LAYER_FS; ns && l < NR_LAYERS; l++)
+		err |= jadd_u64(ns, layer_name(l), w->wb_blocked_layer_ns[l]);
+	err |= jadd(o, "wb_blocked_layer_ns", ns);
 	behind = json_object_new_object();
 	for (int k = 0; behind && k <= NR_WORKER_KINDS; k++)
 		err |= jadd_u64(behind, snap_worker_names[k],

@@ -137,6 +137,15 @@ static void wait_op_from(int *err, struct json_object *o, struct wait_stat *w)
 		get_ull(err, behind, snap_worker_names[k],
 			&w->behind_samples[k]);
 	jctx_pop();
+	/* Absent before the writeback workers' blocked time was split by
+	 * its wakers' chains: none of it was. */
+	if (!jhas(o, "wb_blocked_layer_ns"))
+		return;
+	ns = jget_object(err, o, "wb_blocked_layer_ns");
+	jctx_push("wb_blocked_layer_ns", -1);
+	for (int l = LAYER_FS; l < NR_LAYERS; l++)
+		get_ull(err, ns, layer_name(l), &w->wb_blocked_layer_ns[l]);
+	jctx_pop();
 }
 
 /* Index of name in names[0..n), or -1. */

@@ -34,7 +34,7 @@ static struct json_object *why_json(const struct wait_result *w)
 
 static struct json_object *unwoken_json(const struct wait_result *w)
 {
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = json_object_new_object(), *b;
 	int err = !o;
 
 	err |= jadd_bool(o, "shared", w->unwoken.shared);
@@ -45,6 +45,10 @@ static struct json_object *unwoken_json(const struct wait_result *w)
 	err |= jadd_u64(o, "fs_ns", w->unwoken.fs_ns);
 	err |= jadd_u64(o, "runq_ns", w->unwoken.runq_ns);
 	err |= jadd_u64(o, "device_ns", w->unwoken.device_ns);
+	b = json_object_new_object();
+	for (int l = LAYER_FS; b && l < NR_LAYERS; l++)
+		err |= jadd_u64(b, layer_name(l), w->unwoken.blocked_ns[l]);
+	err |= jadd(o, "blocked_ns", b);
 	return jbuilt(o, err);
 }
 
@@ -95,6 +99,18 @@ void report_why_from(int *err, struct json_object *o, struct wait_result *w)
 		jget_u64(err, ks, "fs_ns", &w->unwoken.fs_ns);
 		jget_u64(err, ks, "runq_ns", &w->unwoken.runq_ns);
 		jget_u64(err, ks, "device_ns", &w->unwoken.device_ns);
+		/* Absent before the blocked part was split: all device. */
+		w->unwoken.blocked_ns[LAYER_DEVICE] = w->unwoken.device_ns;
+		if (jhas(ks, "blocked_ns")) {
+			struct json_object *b =
+				jget_object(err, ks, "blocked_ns");
+
+			/* A layer newer than the file is absent: 0. */
+			for (int l = LAYER_FS; b && l < NR_LAYERS; l++)
+				if (jhas(b, layer_name(l)))
+					jget_u64(err, b, layer_name(l),
+						 &w->unwoken.blocked_ns[l]);
+		}
 	}
 	ks = jhas(o, "zfs_arc") ? jget_object(err, o, "zfs_arc") : NULL;
 	if (ks) {
