@@ -53,7 +53,7 @@ static int set_delay(int ms)
 
 static int make_stack(void)
 {
-	char cmd[sizeof(tmp) + 64], n[32];
+	char img[sizeof(tmp) + 8];
 
 	snprintf(delay_map, sizeof(delay_map), "encbench-vmdelay-%d", getpid());
 	snprintf(crypt_map, sizeof(crypt_map), "encbench-vmdelay-c-%d",
@@ -63,17 +63,10 @@ static int make_stack(void)
 	if (sh("truncate -s 64M %s/img && head -c 64 /dev/urandom > %s/key",
 	       tmp, tmp))
 		return -1;
-	snprintf(cmd, sizeof(cmd), "losetup -f --show %s/img", tmp);
-	if (sh_line(loop, sizeof(loop), cmd))
+	snprintf(img, sizeof(img), "%s/img", tmp);
+	if (vm_delay_map(img, delay_map, loop, sizeof(loop), &sectors,
+			 &delayed))
 		return -1;
-	snprintf(cmd, sizeof(cmd), "blockdev --getsz %s", loop);
-	if (sh_line(n, sizeof(n), cmd))
-		return -1;
-	sectors = strtoull(n, NULL, 10);
-	if (sh("dmsetup create %s --table '0 %llu delay %s 0 0'", delay_map,
-	       sectors, loop))
-		return -1;
-	delayed = true;
 	if (sh("cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 "
 	       "--pbkdf-force-iterations 1000 --key-file %s/key "
 	       "/dev/mapper/%s",

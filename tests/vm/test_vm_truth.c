@@ -13,6 +13,11 @@
  * (bio_start_io_acct/bio_end_io_acct), independently of the tracer's BPF
  * programs and clocks. Then `run --target` on both with plain as the
  * baseline: the same delay on both is not what LUKS2 adds, the cipher is.
+ * And eCryptfs mounted by hand over a folder of the plain stack's ext4,
+ * as a user's own mount: its reads (buffered: eCryptfs has no O_DIRECT)
+ * with the lower device's readahead off, so that each page is one 4 KiB
+ * read of the lower file, one bio, waited for in turn; its fsync names
+ * the delay, not the encryption eCryptfs does in the caller's context.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,13 +27,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/keyctl.h>
+
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "../../userspace/storage/ecryptfs_abi.h"
 #include "../results_json.h"
 #include "vm_run.h"
 #include "vm_shell.h"
@@ -43,27 +54,39 @@
 #define NIO   16
 #define BLOCK 4096
 
-enum { PLAIN, LUKS2, NR_STACKS };
-enum { RD, WR };
+enum { PLAIN, LUKS2, ECRYPTFS, NR_STACKS };
+enum { RD, WR, SYNC };
 
 struct stack {
 	const char *name;
 	char dir[64], loop[64], delay[64], crypt[64], mnt[96], dm[32];
 	unsigned long long sectors;
 	bool delayed, opened, mounted;
+	/* eCryptfs: buffered I/O on the plain stack's ext4 (below), its
+	 * mount key in our process keyring. */
+	const struct stack *below;
+	char lower[128];
+	long key;
 	json_object *doc; /* trace of the reads and the writes */
 	/* dm-delay's stat over dd alone: completed I/Os and ticks (ms). */
 	unsigned long long ios[2], ticks[2];
-	unsigned long long other; /* I/Os of the other op meanwhile */
+	/* I/Os of the other op meanwhile: writes while dd read, reads
+	 * while it wrote (eCryptfs's fsync may read back an inode table
+	 * block the dropped caches held: not asserted there). */
+	unsigned long long other[2];
 };
 
 static char tmp[] = "/var/tmp/encbench-vmtruth.XXXXXX";
-static struct stack st[NR_STACKS] = {{.name = "plain"}, {.name = "luks2"}};
+static struct stack st[NR_STACKS] = {
+	{.name = "plain"},
+	{.name = "luks2"},
+	{.name = "ecryptfs", .below = &st[PLAIN]},
+};
 static json_object *cmp; /* run --target plain --target luks2 */
 
 static int make_stack(struct stack *s, bool luks)
 {
-	char cmd[256], n[32];
+	char img[96];
 	const char *fsdev;
 
 	snprintf(s->dir, sizeof(s->dir), "%s/%s", tmp, s->name);
@@ -72,23 +95,11 @@ static int make_stack(struct stack *s, bool luks)
 		 getpid());
 	if (sh("mkdir -p %s/mnt && truncate -s 160M %s/img", s->dir, s->dir))
 		return -1;
-	snprintf(cmd, sizeof(cmd), "losetup -f --show %s/img", s->dir);
-	if (sh_line(s->loop, sizeof(s->loop), cmd))
+	snprintf(img, sizeof(img), "%s/img", s->dir);
+	if (vm_delay_map(img, s->delay, s->loop, sizeof(s->loop), &s->sectors,
+			 &s->delayed) ||
+	    vm_dm_name(s->delay, s->dm, sizeof(s->dm)))
 		return -1;
-	snprintf(cmd, sizeof(cmd), "blockdev --getsz %s", s->loop);
-	if (sh_line(n, sizeof(n), cmd))
-		return -1;
-	s->sectors = strtoull(n, NULL, 10);
-	/* Built undelayed: mkfs and luksFormat would take minutes. */
-	if (sh("dmsetup create %s --table '0 %llu delay %s 0 0'", s->delay,
-	       s->sectors, s->loop))
-		return -1;
-	s->delayed = true;
-	snprintf(cmd, sizeof(cmd), "dmsetup info -c --noheadings -o minor %s",
-		 s->delay);
-	if (sh_line(n, sizeof(n), cmd))
-		return -1;
-	snprintf(s->dm, sizeof(s->dm), "dm-%d", atoi(n));
 	fsdev = s->delay;
 	if (luks) {
 		snprintf(s->crypt, sizeof(s->crypt), "%s-c", s->delay);
@@ -120,6 +131,60 @@ static int make_stack(struct stack *s, bool luks)
 		  WRITE_MS, s->delay);
 }
 
+/* A random mount key in our process keyring, as the kernel's eCryptfs
+ * looks it up by its signature (sig); its serial, or -1. */
+static long add_ecryptfs_key(char sig[ECRYPTFS_SIG_HEX + 1])
+{
+	struct ecryptfs_auth_tok_abi tok = {
+		.version = ECRYPTFS_VERSION,
+		.token_type = ECRYPTFS_PASSWORD,
+	};
+	unsigned char raw[ECRYPTFS_SIG_HEX / 2];
+	long id = -1;
+
+	tok.password.hash_algo = PGP_DIGEST_ALGO_SHA512;
+	tok.password.flags = ECRYPTFS_SESSION_KEY_ENCRYPTION_KEY_SET;
+	tok.password.session_key_encryption_key_bytes = ECRYPTFS_MAX_KEY_BYTES;
+	if (getrandom(tok.password.session_key_encryption_key,
+		      ECRYPTFS_MAX_KEY_BYTES, 0) == ECRYPTFS_MAX_KEY_BYTES &&
+	    getrandom(raw, sizeof(raw), 0) == sizeof(raw)) {
+		for (size_t i = 0; i < sizeof(raw); i++)
+			snprintf(sig + 2 * i, 3, "%02x", raw[i]);
+		memcpy(tok.password.signature, sig, ECRYPTFS_SIG_HEX);
+		id = syscall(SYS_add_key, "user", sig, &tok, sizeof(tok),
+			     KEY_SPEC_PROCESS_KEYRING);
+	}
+	explicit_bzero(&tok, sizeof(tok));
+	return id;
+}
+
+/* eCryptfs over a folder of the plain stack's ext4, with the file to
+ * read written through it (under the delay already: a few bios). */
+static int make_ecryptfs(struct stack *s)
+{
+	char sig[ECRYPTFS_SIG_HEX + 1] = "", opts[160];
+
+	snprintf(s->dir, sizeof(s->dir), "%s/%s", tmp, s->name);
+	snprintf(s->mnt, sizeof(s->mnt), "%s/mnt", s->dir);
+	snprintf(s->lower, sizeof(s->lower), "%s/lower", s->below->mnt);
+	snprintf(s->dm, sizeof(s->dm), "%s", s->below->dm);
+	if (sh("mkdir -p %s %s", s->mnt, s->lower))
+		return -1;
+	s->key = add_ecryptfs_key(sig);
+	if (s->key < 0)
+		return -1;
+	snprintf(opts, sizeof(opts),
+		 "ecryptfs_sig=%s,ecryptfs_cipher=aes,ecryptfs_key_bytes=32,"
+		 "ecryptfs_unlink_sigs",
+		 sig);
+	if (mount(s->lower, s->mnt, "ecryptfs", MS_NOATIME, opts) < 0)
+		return -1;
+	s->mounted = true;
+	return sh("dd if=/dev/urandom of=%s/f bs=%d count=%d conv=fsync "
+		  "status=none && sync",
+		  s->mnt, BLOCK, NIO);
+}
+
 /* Seconds since the first call, to stderr: where the guest's time goes. */
 static void took(const char *what)
 {
@@ -134,26 +199,6 @@ static void took(const char *what)
 		what);
 }
 
-/* Fields 1 and 4 (reads) or 5 and 8 (writes) of a block stat line. */
-static int stat_pair(const char *path, int op, unsigned long long *ios,
-		     unsigned long long *ticks)
-{
-	unsigned long long f[8];
-	FILE *fp = fopen(path, "r");
-	int n;
-
-	if (!fp)
-		return -1;
-	n = fscanf(fp, "%llu %llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1],
-		   &f[2], &f[3], &f[4], &f[5], &f[6], &f[7]);
-	fclose(fp);
-	if (n != 8)
-		return -1;
-	*ios = op == RD ? f[0] : f[4];
-	*ticks = op == RD ? f[3] : f[7];
-	return 0;
-}
-
 /*
  * One `trace --path mnt -- sh -c 'cat stat; dd (reads); cat stat; dd
  * (overwrites in place); cat stat'`: the stat lines around each dd count
@@ -163,7 +208,7 @@ static int stat_pair(const char *path, int op, unsigned long long *ios,
  */
 static int trace_both(struct stack *s)
 {
-	char out[128], script[1024], f[3][128];
+	char out[128], script[1024], f[3][128], ra[32] = "";
 	unsigned long long ios[3][2], ticks[3][2];
 	const char *args[] = {"--path", s->mnt, "--quiet", "--output", out,
 			      "--",	"sh",	"-c",	   script,     NULL};
@@ -173,16 +218,37 @@ static int trace_both(struct stack *s)
 		snprintf(f[i], sizeof(f[i]), "%s/stat%d", s->dir, i);
 	snprintf(script, sizeof(script),
 		 "cat /sys/block/%s/stat > %s && "
-		 "dd if=%s/f of=/dev/null bs=%d count=%d iflag=direct "
+		 "dd if=%s/f of=/dev/null bs=%d count=%d %s "
 		 "status=none && cat /sys/block/%s/stat > %s && "
-		 "dd if=/dev/zero of=%s/f bs=%d count=%d oflag=direct "
-		 "conv=notrunc status=none && cat /sys/block/%s/stat > %s",
-		 s->dm, f[0], s->mnt, BLOCK, NIO, s->dm, f[1], s->mnt, BLOCK,
-		 NIO, s->dm, f[2]);
+		 "dd if=/dev/zero of=%s/f bs=%d count=%d %s "
+		 "status=none && cat /sys/block/%s/stat > %s",
+		 s->dm, f[0], s->mnt, BLOCK, NIO,
+		 s->below ? "" : "iflag=direct", s->dm, f[1], s->mnt, BLOCK,
+		 NIO,
+		 s->below ? "conv=notrunc,fsync" : "oflag=direct conv=notrunc",
+		 s->dm, f[2]);
+	/* eCryptfs reads through the page cache, upper and lower: emptied,
+	 * the inodes kept (no metadata reads), and one 4 KiB lower read per
+	 * page: readahead off on the device below, put back after. */
+	if (s->below) {
+		char cmd[160];
+
+		snprintf(cmd, sizeof(cmd), "blockdev --getra /dev/mapper/%s",
+			 s->below->delay);
+		if (sh_line(ra, sizeof(ra), cmd) ||
+		    sh("sync && echo 1 > /proc/sys/vm/drop_caches && "
+		       "blockdev --setra 0 /dev/mapper/%s",
+		       s->below->delay))
+			return -1;
+	}
 	s->doc = vm_cmd_json("trace", out, args);
+	if (s->below &&
+	    sh("blockdev --setra %s /dev/mapper/%s", ra, s->below->delay))
+		return -1;
 	for (int i = 0; i < 3 && s->doc; i++)
 		for (int op = RD; op <= WR; op++)
-			if (stat_pair(f[i], op, &ios[i][op], &ticks[i][op]))
+			if (vm_block_stat(f[i], op == WR, &ios[i][op],
+					  &ticks[i][op]))
 				return -1;
 	if (!s->doc) {
 		fprintf(stderr, "# %s: trace failed\n", s->name);
@@ -194,7 +260,8 @@ static int trace_both(struct stack *s)
 	s->ios[WR] = ios[2][WR] - ios[1][WR];
 	s->ticks[WR] = ticks[2][WR] - ticks[1][WR];
 	/* And nothing of the other op meanwhile: dd's bios only. */
-	s->other = ios[1][WR] - ios[0][WR] + ios[2][RD] - ios[1][RD];
+	s->other[RD] = ios[1][WR] - ios[0][WR];
+	s->other[WR] = ios[2][RD] - ios[1][RD];
 	took(s->name);
 	return 0;
 }
@@ -238,7 +305,8 @@ static int setup(void **state)
 	if (!mkdtemp(tmp))
 		return -1;
 	for (int i = 0; i < NR_STACKS; i++)
-		if (make_stack(&st[i], i == LUKS2)) {
+		if (i == ECRYPTFS ? make_ecryptfs(&st[i])
+				  : make_stack(&st[i], i == LUKS2)) {
 			fprintf(stderr, "# cannot build the %s stack\n",
 				st[i].name);
 			goto fail;
@@ -257,20 +325,24 @@ fail:
 	return -1;
 }
 
-/* Both stacks down, top first, whatever step failed: later programs in
- * the same guest count the loop devices and dm maps left. */
+/* Every stack down, top first (eCryptfs, on the plain stack's ext4,
+ * before it), whatever step failed: later programs in the same guest
+ * count the loop devices, dm maps and keys left. */
 static int teardown(void **state)
 {
 	(void)state;
 	json_object_put(cmp);
 	cmp = NULL;
-	for (int i = 0; i < NR_STACKS; i++) {
+	for (int i = NR_STACKS - 1; i >= 0; i--) {
 		struct stack *s = &st[i];
 
 		json_object_put(s->doc);
 		s->doc = NULL;
 		if (s->mounted)
 			sh("umount %s", s->mnt);
+		if (s->key > 0)
+			syscall(SYS_keyctl, KEYCTL_INVALIDATE, s->key);
+		s->key = 0;
 		if (s->opened)
 			sh("cryptsetup close %s", s->crypt);
 		if (s->delayed)
@@ -290,7 +362,7 @@ static uint64_t u64(json_object *o, const char *k)
 
 static const char *op_name(int op)
 {
-	return op == RD ? "read" : "write";
+	return op == RD ? "read" : op == WR ? "write" : "sync";
 }
 
 /* The wait decomposition of the traced op; its parts add up. */
@@ -346,7 +418,7 @@ static void check_truth(struct stack *s, int op, bool asserted)
 	if (!asserted)
 		return;
 	assert_int_equal(s->ios[op], NIO);
-	assert_int_equal(s->other, 0);
+	assert_int_equal(s->other[op], 0);
 	assert_true(u64(w, "syscalls") >= NIO);
 	assert_true(ref >= inj);
 	assert_true(ref <= 2.0 * inj);
@@ -437,6 +509,54 @@ static void test_luks2_writes(void **state)
 }
 
 /*
+ * eCryptfs's reads: each page one 4 KiB read of the lower file, one bio
+ * held by dm-delay, which the reader waits for in turn; the decryption
+ * in the reader's own context is small beside the delay.
+ */
+static void test_ecryptfs_reads(void **state)
+{
+	(void)state;
+	check_truth(&st[ECRYPTFS], RD, true);
+	check_no_crypt(&st[ECRYPTFS], RD);
+	check_trace_verdict(&st[ECRYPTFS], RD);
+}
+
+/*
+ * eCryptfs's writes land in the page cache; its fsync encrypts them in
+ * the caller's context into the lower file's pages and fsyncs that:
+ * ext4 writes them back and the journal commits, through dm-delay. The
+ * fsync waits for at least one delayed write, and for no more than all
+ * of dm-delay's write time together (its bios may overlap); none of it
+ * is encryption, and the sync verdict names the delay.
+ */
+static void test_ecryptfs_writes(void **state)
+{
+	struct stack *s = &st[ECRYPTFS];
+	json_object *w = wait_of(s->doc, SYNC);
+	double below = wait_ms(s->doc, SYNC, "dm") +
+		       wait_ms(s->doc, SYNC, "blk-queue") +
+		       wait_ms(s->doc, SYNC, "device");
+	double crypt = wait_ms(s->doc, SYNC, "crypt") +
+		       wait_ms(s->doc, SYNC, "crypt-queue");
+	double tol =
+		0.05 * s->ticks[WR] > JIFFY_MS ? 0.05 * s->ticks[WR] : JIFFY_MS;
+
+	(void)state;
+	fprintf(stderr,
+		"# %s fsync: %.1f ms, of it dm + blk-queue + device %.1f ms, "
+		"crypt + crypt-queue %.2f ms; dm-delay %llu writes, %llu ms "
+		"together (injected %d each)\n",
+		s->name, u64(w, "total_ns") / 1e6, below, crypt, s->ios[WR],
+		s->ticks[WR], WRITE_MS);
+	assert_true(u64(w, "syscalls") >= 1);
+	assert_true(s->ios[WR] >= 1);
+	assert_true(below >= WRITE_MS);
+	assert_true(below <= (double)s->ticks[WR] + tol);
+	assert_true(crypt < 0.25 * WRITE_MS);
+	check_trace_verdict(s, SYNC);
+}
+
+/*
  * With plain as the baseline, the delay is on both sides: the baseline's
  * read verdict names the device below, LUKS2's names decryption as what
  * it adds, first, not the delay. The plain write phase (write + fsync)
@@ -458,6 +578,14 @@ static void test_added_part_is_the_cipher(void **state)
 	fprintf(stderr,
 		"# run, dm-plain write: %s\n# run, dm-luks2 write: %s\n", pw,
 		summary_of(cmp, "dm-luks2", WR));
+	/* The plain write phase's decomposition, write and fsync: what to
+	 * look at when its verdict is not device-mapper's. */
+	for (int op = WR; op <= SYNC; op++)
+		fprintf(stderr, "# run, plain %s wait: %s\n", op_name(op),
+			json_object_to_json_string_ext(
+				get(attrib_of(cmp, "dm-plain", op_name(op)),
+				    "wait"),
+				JSON_C_TO_STRING_PLAIN));
 	assert_non_null(strstr(pw, "device-mapper-bound"));
 	for (int op = RD; op <= RD; op++) {
 		const char *p = summary_of(cmp, "dm-plain", op);
@@ -496,6 +624,8 @@ int main(void)
 		cmocka_unit_test(test_plain_writes),
 		cmocka_unit_test(test_luks2_reads),
 		cmocka_unit_test(test_luks2_writes),
+		cmocka_unit_test(test_ecryptfs_reads),
+		cmocka_unit_test(test_ecryptfs_writes),
 		cmocka_unit_test(test_added_part_is_the_cipher),
 	};
 

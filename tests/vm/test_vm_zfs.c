@@ -37,6 +37,7 @@
 #include <json-c/json.h>
 
 #include "../results_json.h"
+#include "vm_shell.h"
 
 #define RUNS	       3
 #define TRACE_RUNS     2
@@ -527,16 +528,9 @@ int main(void)
 		cmocka_unit_test(test_arc_own_context),
 		cmocka_unit_test(test_no_pool_left),
 	};
-	const char *skip = getenv("ENCBENCH_VM_ZFS_SKIP");
 
-	if (!getenv("ENCBENCH_VM_ZFS")) {
-		/* TAP's plan-level skip, with the harness's reason. */
-		printf("1..0 # SKIP %s\n",
-		       skip
-			       ?: "no OpenZFS in this guest (scripts/vm/run "
-				  "without --zfs)");
+	if (vm_zfs_skipped())
 		return 0;
-	}
 	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
