@@ -469,10 +469,6 @@ static __always_inline int on_exit(__u64 *ctx)
 
 /* ---- blk-queue and device ---------------------------------------- */
 
-/* dm devices stacked above a request-based one that dm_origin_queued
- * follows up (dm-crypt over dm-delay, dm-linear or LVM, ...). */
-#define MAX_DM_DEPTH 4
-
 /* The dm_start item of the bio on a dm device of ours that dm core
  * cloned into the tio embedding `clone` (*key: that bio), or NULL. */
 static __always_inline struct start *dm_tio_orig(struct bio *clone, __u64 *key)
@@ -549,6 +545,8 @@ static __always_inline void dmw_queued(struct bio *bio)
 		return;
 	now = bpf_ktime_get_ns();
 	thread = BPF_CORE_READ(io, cc, write_thread);
+	/* Submitted below now: a dm device there holds it as dm. */
+	wait_dmio_stamp(key, DMIO_SUBMIT, now);
 	if (thread != (void *)bpf_get_current_task()) {
 		item_end(&dmw_start, &key, LAYER_DMCRYPT_WRITE, now, false);
 		/* Submitted where it was encrypted: that time is crypt's. */

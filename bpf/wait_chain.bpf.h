@@ -26,10 +26,12 @@ static __always_inline __u64 clamp_ts(__u64 x, __u64 lo, __u64 hi)
 
 /*
  * The stretch of a write below dm-crypt from its dm bio's queueing (p) to
- * its hand-off to the write thread: dm until kcryptd queued it, then
- * crypt-queue, crypt. A stamp not seen (0) leaves its stage empty, its
- * time with the stage before. Returns where the write-thread stage
- * starts: the hand-off, or the clone's queueing if none was seen.
+ * its clone's queueing below: dm until kcryptd queued it, then
+ * crypt-queue, crypt, the write thread from the hand-off, and dm again
+ * from the clone's submission (a dm device between holds it there). A
+ * stamp not seen (0) leaves its stage empty, its time with the stage
+ * before. Returns where the write-thread stage starts: the hand-off, if
+ * that was the last stamp seen, or else the clone's queueing.
  */
 static __always_inline __u64 split_dmio(unsigned long long *acc, __u64 p,
 					__u64 to, const struct io_times *io)

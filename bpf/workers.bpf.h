@@ -12,10 +12,20 @@
 
 /* The life of one I/O: its dm bio queued on the dm device (0: none),
  * for a write below dm-crypt its encryption queued on kcryptd, started,
- * and handed to the write thread (enum dmio_stamp; 0: not seen), bio
- * queued, request issued (0: not seen). */
-enum dmio_stamp { DMIO_QUEUED, DMIO_CRYPT, DMIO_HANDOFF, NR_DMIO_STAMPS };
+ * handed to the write thread and submitted below (enum dmio_stamp; 0:
+ * not seen), bio queued, request issued (0: not seen). Below dm-crypt's
+ * submission a dm device between (dm-delay, LVM) holds the clone until
+ * its own clone is queued: dm, not the write thread's time. */
+enum dmio_stamp {
+	DMIO_QUEUED,
+	DMIO_CRYPT,
+	DMIO_HANDOFF,
+	DMIO_SUBMIT,
+	NR_DMIO_STAMPS,
+};
 _Static_assert(LAYER_CRYPT_QUEUE + DMIO_HANDOFF == LAYER_DMCRYPT_WRITE,
+	       "each dmio stamp opens the layer after the one before");
+_Static_assert(LAYER_CRYPT_QUEUE + DMIO_SUBMIT == LAYER_DM,
 	       "each dmio stamp opens the layer after the one before");
 
 struct io_times {
