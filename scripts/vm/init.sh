@@ -55,6 +55,11 @@ fi
 mount --move /proc /newroot/proc
 mount --move /sys /newroot/sys
 mount --move /dev /newroot/dev
+# And the same devtmpfs here too: kernel threads resolve paths from this
+# root, not from the chroot below (OpenZFS opens a disk vdev by its path
+# on a taskq thread, vdev_open_children: without device nodes here a
+# pool on a block device fails with ENOENT, "no such pool or dataset").
+mount -t devtmpfs devtmpfs /dev
 # A fresh /run: the host's may hold /run/udev/control, which would make
 # libdevmapper wait for a udev that is not running here.
 mount -t tmpfs -o mode=0755 run /newroot/run

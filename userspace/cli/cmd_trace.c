@@ -21,7 +21,7 @@ enum { OPT_PID = 256, OPT_CGROUP, OPT_JSON };
 
 // clang-format off
 static const struct argp_option trace_options[] = {
-	{"path", 'p', "PATH", 0, "trace the block devices under PATH's file system", 0},
+	{"path", 'p', "PATH", 0, "trace the block devices under PATH's file system (or its ZFS dataset)", 0},
 	{"dev", 'd', "DEV", 0, "trace block device DEV (/dev/sdX or MAJ:MIN)", 0},
 	{"pid", OPT_PID, "PID", 0, "trace process PID and its children", 0},
 	{"cgroup", OPT_CGROUP, "CG", 0, "trace the tasks of cgroup v2 folder CG", 0},

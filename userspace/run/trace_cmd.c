@@ -53,7 +53,9 @@ static void on_signal(int sig)
 }
 
 /* The devices to count: PATH's file system's stack, or DEV's, as
- * detected for `run --target` (storage/detect.c). */
+ * detected for `run --target` (storage/detect.c). A ZFS dataset is
+ * counted by its objset, as a ZFS target of `run` is: its pool's vdevs
+ * are ZFS's, whose own zio times give the device's share. */
 static int parse_target(struct trace_cmd *c)
 {
 	char why[DETAIL_LEN];
@@ -63,9 +65,14 @@ static int parse_target(struct trace_cmd *c)
 	if (c->rq.path) {
 		if (stack_detect(c->rq.path, &c->st, why, sizeof(why)))
 			TRACE_BAD("path '%s': %s", c->rq.path, why);
-		if (!c->st.nr_devices)
+		if (!c->st.nr_devices && !c->st.zfs.objset_id)
 			TRACE_BAD("path '%s' is on no block device",
 				  c->rq.path);
+		if (c->st.zfs.objset_id) {
+			c->f.no_devices = !c->st.nr_devices;
+			c->f.zfs_objsets[c->f.nr_zfs_objsets++] =
+				c->st.zfs.objset_id;
+		}
 	} else if (c->rq.dev) {
 		if (sscanf(c->rq.dev, "%u:%u", &ma, &mi) != 2) {
 			if (stat(c->rq.dev, &st) < 0)
