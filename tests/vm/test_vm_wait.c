@@ -216,12 +216,17 @@ static double per_read_ms(json_object *w, const char *comp)
 /*
  * The same dm-crypt path (kcryptd work items, the same queueing) without
  * cipher work. Bounds against aes-xts's, measured in one boot twice:
- * the reader's `crypt` wait (the items running until they woke it) at
- * most a fifth (measured 0.03-0.06); with `crypt-queue` (kcryptd's
- * wakeup, the same for both ciphers, and noisy under TCG) at most 0.3
- * (measured 0.06-0.18); the crypto workers' CPU per MiB at most 0.4
- * (measured 0.17-0.24: under TCG dm-crypt's own work per 4 KiB sector,
- * which cipher_null keeps, is not small).
+ * the reader's `crypt` wait (the item running until it woke it) at most
+ * a fifth of aes-xts's kcryptd wait, crypt and crypt-queue together
+ * (measured 0.03-0.06 of aes-xts's crypt alone): an aes-xts read's last
+ * item waits in the queue behind the read's other items, which the
+ * same worker is decrypting, so how aes-xts's wait splits between the
+ * two is the scheduler's (6.12 CI, 2026-12-03: crypt 3.59 ms, with the
+ * queue 15.42, against cipher_null's 0.88 and 1.81, which failed a bound
+ * on aes-xts's crypt alone); with `crypt-queue` at most 0.3 (measured
+ * 0.06-0.18); the crypto workers' CPU per MiB at most 0.4 (measured
+ * 0.17-0.24: under TCG dm-crypt's own work per 4 KiB sector, which
+ * cipher_null keeps, is not small).
  */
 static void test_cipher_null_has_no_crypt_work(void **state)
 {
@@ -240,7 +245,7 @@ static void test_cipher_null_has_no_crypt_work(void **state)
 		cpu_a, cpu_n, crypt_a, crypt_n, both_a, both_n);
 	/* Items ran on kcryptd for both: the path is the same. */
 	assert_true(u64(get(get(wn, "workers"), "crypt"), "items") > 0);
-	assert_true(crypt_n <= 0.2 * crypt_a);
+	assert_true(crypt_n <= 0.2 * both_a);
 	assert_true(both_n <= 0.3 * both_a);
 	assert_true(cpu_n <= 0.4 * cpu_a);
 }
