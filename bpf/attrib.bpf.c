@@ -473,13 +473,9 @@ static __always_inline int on_exit(__u64 *ctx)
  * cloned into the tio embedding `clone` (*key: that bio), or NULL. */
 static __always_inline struct start *dm_tio_orig(struct bio *clone, __u64 *key)
 {
-	struct dm_target_io___x *tio;
-
 	if (!clone)
 		return NULL;
-	tio = (void *)clone -
-	      bpf_core_field_offset(struct dm_target_io___x, clone);
-	*key = (__u64)BPF_CORE_READ(tio, io, orig_bio);
+	*key = (__u64)dm_clone_orig(clone);
 	return *key ? bpf_map_lookup_elem(&dm_start, key) : NULL;
 }
 

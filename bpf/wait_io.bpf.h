@@ -25,6 +25,18 @@
  * dm-linear or LVM, ...). */
 #define MAX_DM_DEPTH 4
 
+/* The bio a dm device was given, of which `clone` is dm core's clone
+ * (embedded in its dm_target_io); garbage for any other bio (the reads
+ * are fault-safe, and no map holds the result). */
+static __always_inline struct bio *dm_clone_orig(struct bio *clone)
+{
+	struct dm_target_io___x *tio =
+		(void *)clone -
+		bpf_core_field_offset(struct dm_target_io___x, clone);
+
+	return BPF_CORE_READ(tio, io, orig_bio);
+}
+
 /*
  * The dmio_times entry of the dm-crypt write that bio serves (*key its
  * key), or NULL. dm-crypt's clone points bi_private at its dm_crypt_io,
@@ -36,7 +48,6 @@
  */
 static __always_inline struct io_times *dmio_of(struct bio *bio, __u64 *key)
 {
-	struct dm_target_io___x *tio;
 	struct io_times *t;
 
 	for (int i = 0; i < MAX_DM_DEPTH && bio; i++) {
@@ -44,9 +55,7 @@ static __always_inline struct io_times *dmio_of(struct bio *bio, __u64 *key)
 		t = *key ? bpf_map_lookup_elem(&dmio_times, key) : NULL;
 		if (t || !bpf_core_type_exists(struct dm_target_io___x))
 			return t;
-		tio = (void *)bio -
-		      bpf_core_field_offset(struct dm_target_io___x, clone);
-		bio = BPF_CORE_READ(tio, io, orig_bio);
+		bio = dm_clone_orig(bio);
 	}
 	return NULL;
 }

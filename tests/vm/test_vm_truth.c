@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/random.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -138,25 +137,12 @@ static int make_stack(struct stack *s, bool luks)
  * looks it up by its signature (sig); its serial, or -1. */
 static long add_ecryptfs_key(char sig[ECRYPTFS_SIG_HEX + 1])
 {
-	struct ecryptfs_auth_tok_abi tok = {
-		.version = ECRYPTFS_VERSION,
-		.token_type = ECRYPTFS_PASSWORD,
-	};
-	unsigned char raw[ECRYPTFS_SIG_HEX / 2];
+	struct ecryptfs_auth_tok_abi tok;
 	long id = -1;
 
-	tok.password.hash_algo = PGP_DIGEST_ALGO_SHA512;
-	tok.password.flags = ECRYPTFS_SESSION_KEY_ENCRYPTION_KEY_SET;
-	tok.password.session_key_encryption_key_bytes = ECRYPTFS_MAX_KEY_BYTES;
-	if (getrandom(tok.password.session_key_encryption_key,
-		      ECRYPTFS_MAX_KEY_BYTES, 0) == ECRYPTFS_MAX_KEY_BYTES &&
-	    getrandom(raw, sizeof(raw), 0) == sizeof(raw)) {
-		for (size_t i = 0; i < sizeof(raw); i++)
-			snprintf(sig + 2 * i, 3, "%02x", raw[i]);
-		memcpy(tok.password.signature, sig, ECRYPTFS_SIG_HEX);
+	if (!ecryptfs_auth_tok_fill(&tok, sig))
 		id = syscall(SYS_add_key, "user", sig, &tok, sizeof(tok),
 			     KEY_SPEC_PROCESS_KEYRING);
-	}
 	explicit_bzero(&tok, sizeof(tok));
 	return id;
 }

@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -55,7 +54,6 @@ static int add_mount_key(struct ecryptfs_priv *p,
 			 char sig[ECRYPTFS_SIG_HEX + 1])
 {
 	struct ecryptfs_auth_tok_abi *tok;
-	unsigned char raw[ECRYPTFS_SIG_HEX / 2];
 	long id;
 	int err = 0;
 
@@ -63,21 +61,10 @@ static int add_mount_key(struct ecryptfs_priv *p,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_LOCKED, -1, 0);
 	if (tok == MAP_FAILED)
 		return -errno;
-	memset(tok, 0, sizeof(*tok));
-	tok->version = ECRYPTFS_VERSION;
-	tok->token_type = ECRYPTFS_PASSWORD;
-	tok->password.hash_algo = PGP_DIGEST_ALGO_SHA512;
-	tok->password.flags = ECRYPTFS_SESSION_KEY_ENCRYPTION_KEY_SET;
-	tok->password.session_key_encryption_key_bytes = ECRYPTFS_MAX_KEY_BYTES;
-	if (getrandom(tok->password.session_key_encryption_key,
-		      ECRYPTFS_MAX_KEY_BYTES, 0) != ECRYPTFS_MAX_KEY_BYTES ||
-	    getrandom(raw, sizeof(raw), 0) != sizeof(raw)) {
+	if (ecryptfs_auth_tok_fill(tok, sig)) {
 		err = -EIO;
 		goto cleanup;
 	}
-	for (size_t i = 0; i < sizeof(raw); i++)
-		snprintf(sig + 2 * i, 3, "%02x", raw[i]);
-	memcpy(tok->password.signature, sig, ECRYPTFS_SIG_HEX);
 	id = syscall(SYS_add_key, "user", sig, tok, sizeof(*tok),
 		     KEY_SPEC_PROCESS_KEYRING);
 	if (id < 0) {
