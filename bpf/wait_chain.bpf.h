@@ -149,9 +149,12 @@ static __always_inline void split_wb_blocked(__u64 from, __u64 to)
 /*
  * Blocked from `from` to `to`, woken by ZFS taskq thread z in the middle
  * of a zio (z_rd_int finishing a read): the zio's vdev I/O (issued ..
- * done) is device, z's time in spa_do_crypt_abd for the target is crypt,
- * and the rest is ZFS's pipeline, in fs: before the I/O was issued (the
- * issue taskq, the vdev queue), between its completion and z taking it
+ * done) is device, and so is the round before it in the chain where there
+ * was one (an fsync's log block write before the flush that wakes it);
+ * the encryption before each was issued, and z's time in
+ * spa_do_crypt_abd for the target, are crypt; the rest is ZFS's
+ * pipeline, in fs: before the I/O was issued (the issue taskq, the vdev
+ * queue), between its completion and z taking it
  * (the interrupt taskq's queue), and z's other stages (checksum,
  * decompression). The queue's wait counts as crypt for as long as the
  * taskq threads were decrypting meanwhile (other blocks of the same read,
@@ -171,11 +174,27 @@ static __always_inline void split_zfs(struct wait_stat *w, __u64 from, __u64 to,
 		__sync_fetch_and_add(&w->unresolved_ns, q - p);
 		p = q;
 	} else {
+		if (z->prev_issued && z->prev_done) {
+			/* The chain's round before it (zfscrypt.h). */
+			q = clamp_ts(z->prev_issued, p, to);
+			crypt = z->prev_crypt_ns < q - p ? z->prev_crypt_ns
+							 : q - p;
+			wait_add(w, LAYER_CRYPT, crypt);
+			__sync_fetch_and_add(&w->zfs_crypt_ns, crypt);
+			pipe += q - p - crypt;
+			p = q;
+			q = clamp_ts(z->prev_done, p, to);
+			dev += q - p;
+			p = q;
+		}
 		q = clamp_ts(z->io_issued, p, to);
-		pipe += q - p;
+		crypt = z->issue_crypt_ns < q - p ? z->issue_crypt_ns : q - p;
+		wait_add(w, LAYER_CRYPT, crypt);
+		__sync_fetch_and_add(&w->zfs_crypt_ns, crypt);
+		pipe += q - p - crypt;
 		p = q;
 		q = clamp_ts(z->io_done, p, to);
-		dev = q - p;
+		dev += q - p;
 		p = q;
 		q = clamp_ts(z->exec, p, to);
 		crypt = z->queue_crypt_ns < q - p ? z->queue_crypt_ns : q - p;

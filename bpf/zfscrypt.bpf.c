@@ -91,11 +91,15 @@ WORKERS_MAP(wait_workers);
 WORKER_STATS_MAP(wait_worker_stats);
 
 /* A leaf zio's vdev I/O: started, completed (0: not seen), and
- * crypt_total when it completed. */
+ * crypt_total when it completed; what came before it (zfs_thread). */
 struct zio_io {
 	__u64 issued;
 	__u64 done;
 	__u64 crypt_at_done;
+	__u64 issue_crypt_ns;
+	__u64 prev_issued;
+	__u64 prev_done;
+	__u64 prev_crypt_ns;
 };
 
 /* Time ZFS's taskq threads have spent in spa_do_crypt_abd for the target
@@ -228,10 +232,24 @@ int BPF_KRETPROBE(zfs_crypt_exit)
 
 static __always_inline int zio_issued(__u64 zio)
 {
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct zio_io io = {.issued = bpf_ktime_get_ns()};
+	struct zfs_thread *zt;
 
-	if (tracing_on)
-		bpf_map_update_elem(&zios, &zio, &io, BPF_ANY);
+	if (!tracing_on)
+		return 0;
+	/* Issued by a taskq thread in a zio: its encryption so far, and
+	 * the completed I/O it was processing (the chain's first round). */
+	zt = bpf_map_lookup_elem(&zfs_threads, &tid);
+	if (zt && zt->exec) {
+		io.issue_crypt_ns = zt->crypt_ns;
+		if (zt->io_issued && zt->io_done) {
+			io.prev_issued = zt->io_issued;
+			io.prev_done = zt->io_done;
+			io.prev_crypt_ns = zt->issue_crypt_ns;
+		}
+	}
+	bpf_map_update_elem(&zios, &zio, &io, BPF_ANY);
 	return 0;
 }
 
@@ -317,6 +335,10 @@ int BPF_KPROBE(zfs_zio_execute, void *zio)
 	if (io) {
 		t.io_issued = io->issued;
 		t.io_done = io->done;
+		t.issue_crypt_ns = io->issue_crypt_ns;
+		t.prev_issued = io->prev_issued;
+		t.prev_done = io->prev_done;
+		t.prev_crypt_ns = io->prev_crypt_ns;
 		if (io->done)
 			t.queue_crypt_ns =
 				crypt_total_now() - io->crypt_at_done;

@@ -38,6 +38,20 @@ struct zfs_thread {
 	 * z_rd_int thread busy decrypting the other blocks of the same
 	 * read is what the last one queues behind. */
 	__u64 queue_crypt_ns;
+	/* Time its issuing thread spent in spa_do_crypt_abd of ours before
+	 * it issued that I/O (a write's encryption in z_wr_iss). */
+	__u64 issue_crypt_ns;
+	/*
+	 * The vdev I/O before it in the chain, 0 if none: the I/O whose
+	 * completion the issuing thread was processing when it issued this
+	 * one, and that one's issue_crypt_ns. An fsync's ZIL commit is two
+	 * rounds: the log block written (with the records' data), then, from
+	 * zil_lwb_write_done in the interrupt taskq, the vdevs flushed; the
+	 * flush's completion wakes the caller, and the first round is here.
+	 */
+	__u64 prev_issued;
+	__u64 prev_done;
+	__u64 prev_crypt_ns;
 	__u64 crypt_start; /* first spa_do_crypt_abd of ours in it; 0: none */
 	__u64 crypt_ns;	   /* time in spa_do_crypt_abd of ours in it */
 	__u64 in_crypt;	   /* the call in progress began; 0: none */
