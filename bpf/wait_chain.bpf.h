@@ -146,6 +146,21 @@ static __always_inline void split_wb_blocked(__u64 from, __u64 to)
 	}
 }
 
+/* From *p to `until` (clamped to `to`): up to crypt_ns of it is crypt
+ * (added to *crypt), the rest is returned; *p moves to `until`. */
+static __always_inline __u64 zfs_span(__u64 *p, __u64 until, __u64 to,
+				      __u64 crypt_ns, __u64 *crypt)
+{
+	__u64 q = clamp_ts(until, *p, to), c = q - *p;
+
+	if (crypt_ns < c)
+		c = crypt_ns;
+	*crypt += c;
+	c = q - *p - c;
+	*p = q;
+	return c;
+}
+
 /*
  * Blocked from `from` to `to`, woken by ZFS taskq thread z in the middle
  * of a zio (z_rd_int finishing a read): the zio's vdev I/O (issued ..
@@ -163,7 +178,7 @@ static __always_inline void split_wb_blocked(__u64 from, __u64 to)
 static __always_inline void split_zfs(struct wait_stat *w, __u64 from, __u64 to,
 				      const struct zfs_thread *z)
 {
-	__u64 p = from, q, crypt, dev = 0, pipe = 0;
+	__u64 p = from, q, crypt = 0, own, dev = 0, pipe = 0;
 
 	__sync_fetch_and_add(&w->zfs_wakeups, 1);
 	if (!z->io_issued || !z->io_done) {
@@ -176,40 +191,23 @@ static __always_inline void split_zfs(struct wait_stat *w, __u64 from, __u64 to,
 	} else {
 		if (z->prev_issued && z->prev_done) {
 			/* The chain's round before it (zfscrypt.h). */
-			q = clamp_ts(z->prev_issued, p, to);
-			crypt = z->prev_crypt_ns < q - p ? z->prev_crypt_ns
-							 : q - p;
-			wait_add(w, LAYER_CRYPT, crypt);
-			__sync_fetch_and_add(&w->zfs_crypt_ns, crypt);
-			pipe += q - p - crypt;
-			p = q;
-			q = clamp_ts(z->prev_done, p, to);
-			dev += q - p;
-			p = q;
+			pipe += zfs_span(&p, z->prev_issued, to,
+					 z->prev_crypt_ns, &crypt);
+			dev += zfs_span(&p, z->prev_done, to, 0, &crypt);
 		}
-		q = clamp_ts(z->io_issued, p, to);
-		crypt = z->issue_crypt_ns < q - p ? z->issue_crypt_ns : q - p;
-		wait_add(w, LAYER_CRYPT, crypt);
-		__sync_fetch_and_add(&w->zfs_crypt_ns, crypt);
-		pipe += q - p - crypt;
-		p = q;
-		q = clamp_ts(z->io_done, p, to);
-		dev += q - p;
-		p = q;
-		q = clamp_ts(z->exec, p, to);
-		crypt = z->queue_crypt_ns < q - p ? z->queue_crypt_ns : q - p;
-		wait_add(w, LAYER_CRYPT, crypt);
-		__sync_fetch_and_add(&w->zfs_crypt_ns, crypt);
-		pipe += q - p - crypt;
-		p = q;
+		pipe += zfs_span(&p, z->io_issued, to, z->issue_crypt_ns,
+				 &crypt);
+		dev += zfs_span(&p, z->io_done, to, 0, &crypt);
+		pipe += zfs_span(&p, z->exec, to, z->queue_crypt_ns, &crypt);
 	}
-	crypt = z->crypt_ns;
+	own = z->crypt_ns;
 	if (z->in_crypt && to > z->in_crypt)
-		crypt += to - z->in_crypt;
+		own += to - z->in_crypt;
 	/* Decryption before the caller blocked is not its wait. */
-	if (crypt > to - p)
-		crypt = to - p;
-	pipe += to - p - crypt;
+	if (own > to - p)
+		own = to - p;
+	pipe += to - p - own;
+	crypt += own;
 	wait_add(w, LAYER_DEVICE, dev);
 	wait_add(w, LAYER_CRYPT, crypt);
 	wait_add(w, LAYER_FS, pipe);
