@@ -17,6 +17,9 @@
 #   sudo bench/stability.sh contention    # plain dd, two nice -20 loops
 #   RUNS=10 OUT=/var/tmp/stab BUSY=1 ...  # BUSY=1: one nice-0 busy loop
 #                                         # beside every run
+#   FROM=/var/tmp/stab OUT=/var/tmp/re ...  # no runs: the runs in FROM
+#                                         # (1..RUNS) re-analysed from their
+#                                         # snapshots by this program
 #
 # Prints, per verdict, "K of N agree" with the reference (the most common
 # top cause and named set), then every run that does not, with its
@@ -50,7 +53,7 @@ stop_loops() {
 	loops=()
 }
 trap stop_loops EXIT
-if [[ $conf == contention ]]; then
+if [[ -z ${FROM:-} && $conf == contention ]]; then
 	# One loop pinned to each CPU at nice -20: the reader gets ~1 % of a
 	# CPU (BENCHMARKS.md, issue 21), so CPU contention is the cause.
 	for c in $(seq 0 $(($(nproc) - 1))); do
@@ -58,16 +61,24 @@ if [[ $conf == contention ]]; then
 		loops+=($!)
 	done
 fi
-if [[ ${BUSY:-0} == 1 ]]; then
+if [[ -z ${FROM:-} && ${BUSY:-0} == 1 ]]; then
 	nice -n 0 sh -c 'while :; do :; done' &
 	loops+=($!)
 fi
 
-echo "stability: $conf, $runs runs into $out$([[ ${BUSY:-0} == 1 ]] && echo ', one nice-0 busy loop beside'), $(date -u '+%F %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
-for i in $(seq 1 "$runs"); do
-	"$bin" run -q -o "$out/$i" "${args[@]}" >"$out/$i.log" 2>&1 ||
-		{ echo "stability: run $i failed (exit $?): $out/$i.log" >&2; exit 1; }
-done
+if [[ -n ${FROM:-} ]]; then
+	echo "stability: $conf, the $runs runs in $FROM re-analysed into $out"
+	for i in $(seq 1 "$runs"); do
+		"$bin" report --reanalyze -o "$out/$i" "$FROM/$i" >"$out/$i.log" 2>&1 ||
+			{ echo "stability: re-analysis of $FROM/$i failed (exit $?): $out/$i.log" >&2; exit 1; }
+	done
+else
+	echo "stability: $conf, $runs runs into $out$([[ ${BUSY:-0} == 1 ]] && echo ', one nice-0 busy loop beside'), $(date -u '+%F %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+	for i in $(seq 1 "$runs"); do
+		"$bin" run -q -o "$out/$i" "${args[@]}" >"$out/$i.log" 2>&1 ||
+			{ echo "stability: run $i failed (exit $?): $out/$i.log" >&2; exit 1; }
+	done
+fi
 stop_loops
 echo "stability: done at $(date -u '+%H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 

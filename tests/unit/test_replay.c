@@ -187,7 +187,10 @@ static void test_dm_delay_blames_the_device(void **state)
  * code before the analysis moved into analysis/, and replay to the very
  * verdicts it printed then. fscrypt's write and sync are left out: the
  * truth issue changes them on purpose. A deliberate change to another
- * verdict records again (tests/data/README.md) and says so.
+ * verdict records again (tests/data/README.md) and says so: fscrypt's
+ * read summary lost its "CPU contention holds 24 %" clause on 2026-12-04
+ * (that contention was the caller runnable behind the decrypt workers,
+ * already told as "runnable while that work held the CPUs").
  */
 static void test_replays_as_recorded(void **state)
 {
