@@ -313,6 +313,81 @@ static void test_rank_defaults_best(void **state)
 	assert_non_null(strstr(r.tune.advice.summary, "keep the defaults"));
 }
 
+/* tune_advice for the variant named best in r: r->tune as planned. */
+static const char *advise_best(struct results *r, const struct tune_plan *plan,
+			       const char *best)
+{
+	r->tune = *plan->out;
+	snprintf(r->tune.kind, sizeof(r->tune.kind), "luks2");
+	r->tune.advice.have = true;
+	r->tune.advice.variant = (int)(find(&r->tune, best) - r->tune.v);
+	tune_advice(r, plan);
+	return r->tune.advice.command;
+}
+
+/*
+ * The command that applies the best: a refresh names every flag it
+ * keeps (flags not named are cleared, discards too), a cipher or sector
+ * size is a reencryption, and one crossed with flags gets both.
+ */
+static void test_advice_luks2(void **state)
+{
+	static struct tune_result tr;
+	static struct tune_plan plan = {.out = &tr};
+	static struct results r;
+	const char cross[2][NAME_LEN / 2] = {"sector", "flags"};
+	const uint32_t nrw = CRYPT_ACTIVATE_NO_READ_WORKQUEUE;
+	const char *c;
+	int k = -1;
+
+	(void)state;
+	assert_int_equal(
+		tune_plan_make("luks2", &ref, no_cross, &debian_61, &plan), 0);
+	c = advise_best(&r, &plan, "luks2-no_workqueues");
+	assert_non_null(strstr(c, "cryptsetup refresh --perf-"));
+	assert_non_null(strstr(c, " --perf-no_read_workqueue"));
+	assert_non_null(strstr(c, " --perf-no_write_workqueue"));
+	assert_null(strstr(c, "same_cpu"));
+	assert_non_null(strstr(c, "add --allow-discards if it has them"));
+	c = advise_best(&r, &plan, "luks2-sector-512");
+	assert_non_null(strstr(c, "cryptsetup reencrypt --cipher "
+				  "aes-xts-plain64 --key-size 512 "
+				  "--sector-size 512 DEVICE"));
+	assert_null(strstr(c, "refresh"));
+
+	/* The user's device: its discards passed on, by its name. */
+	assert_int_equal(tune_plan_device("mine", 0,
+					  CRYPT_ACTIVATE_SAME_CPU_CRYPT | nrw,
+					  &debian_61, &plan),
+			 0);
+	snprintf(tr.device, sizeof(tr.device), "mine");
+	tr.device_discards = true;
+	c = advise_best(&r, &plan, "mine-no_read_workqueue");
+	assert_non_null(strstr(c, "cryptsetup refresh --perf-no_read_workqueue "
+				  "--allow-discards [--persistent] mine "));
+	tr.device_discards = false;
+	c = advise_best(&r, &plan, "mine-no_read_workqueue");
+	assert_non_null(strstr(c, "cryptsetup refresh --perf-no_read_workqueue "
+				  "[--persistent] mine "));
+	assert_null(strstr(c, "discards"));
+	memset(&tr, 0, sizeof(tr));
+
+	/* Sector size crossed with a flag: the reencryption, then the
+	 * refresh with that flag. */
+	assert_int_equal(
+		tune_plan_make("luks2", &ref, cross, &debian_61, &plan), 0);
+	for (int i = 0; i < tr.nr_variants && k < 0; i++)
+		if (plan.set[i].luks.sector_size == 512 &&
+		    plan.set[i].luks.flags == nrw)
+			k = i;
+	assert_true(k > 0);
+	c = advise_best(&r, &plan, tr.v[k].name);
+	assert_non_null(strstr(c, "--sector-size 512 DEVICE"));
+	assert_non_null(strstr(c, "; then cryptsetup refresh "
+				  "--perf-no_read_workqueue [--persistent] "
+				  "NAME"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_plan_zfs_ecryptfs),
 		cmocka_unit_test(test_rank_ties_and_gain),
 		cmocka_unit_test(test_rank_defaults_best),
+		cmocka_unit_test(test_advice_luks2),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

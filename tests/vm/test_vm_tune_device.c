@@ -185,6 +185,15 @@ static void assert_not_echoed(const struct pty_run *p, const char *typed)
 		fail_msg("the passphrase was echoed: '%s'", p->seen);
 }
 
+/* The key is never stored: not in the run's folder, not in the state
+ * file that records the device's flags (checked while that record is
+ * there, after a SIGKILL, when nothing was wiped). */
+static void assert_key_nowhere(const char *out)
+{
+	if (sh("! grep -rqaF '%s' %s %s", passphrase, out, state))
+		fail_msg("the passphrase is stored in %s or %s", out, state);
+}
+
 static const char *str(struct json_object *o, const char *k)
 {
 	return json_object_get_string(get(o, k));
@@ -238,6 +247,7 @@ static void test_sweep_restores_flags(void **st)
 {
 	char out[PATH_MAX];
 	struct json_object *doc, *tune, *nrwq;
+	const char *cmd;
 	int rc;
 
 	(void)st;
@@ -260,6 +270,12 @@ static void test_sweep_restores_flags(void **st)
 		       "libcryptsetup 2.8"));
 	assert_non_null(
 		strstr(run_output(tmp, "sweep", "stdout"), "Recommendation: "));
+	/* A refresh to apply it keeps the device's discards (a refresh
+	 * clears every flag it is not given). */
+	cmd = str(get(tune, "recommendation"), "command");
+	fprintf(stderr, "# recommended: %s\n", cmd ? cmd : "(none)");
+	if (cmd && strstr(cmd, "cryptsetup refresh"))
+		assert_non_null(strstr(cmd, " --allow-discards "));
 	json_object_put(doc);
 	assert_table_is_original("after the sweep");
 	assert_nothing_left();
@@ -320,6 +336,7 @@ static void test_sigkill_then_teardown(void **st)
 	pty_drain(&p, 5);
 	close(p.fd);
 	assert_not_echoed(&p, passphrase);
+	assert_key_nowhere(out);
 	assert_int_equal(table_options(now, sizeof(now)), 0);
 	if (!strstr(now, "no_read_workqueue"))
 		fail_msg("killed during no_read_workqueue, the table says '%s'",

@@ -626,6 +626,9 @@ struct tune_result {
 	 * were tried, and the flags it had (and has again); "" otherwise */
 	char device[NAME_LEN];
 	char device_flags[NAME_LEN];
+	/* it allows discards: a refresh not passing --allow-discards would
+	 * stop them (the advice passes it on) */
+	bool device_discards;
 	double budget_s, spent_s;
 	bool interrupted, budget_out;
 	int nr_variants;

@@ -295,6 +295,7 @@ static int device_begin(const struct run_config *cfg, struct dm_refresh *rf,
 	snprintf(tr->device, sizeof(tr->device), "%s", name);
 	dmcrypt_flag_names(rf->orig & dm_refresh_perf_flags(), tr->device_flags,
 			   sizeof(tr->device_flags));
+	tr->device_discards = rf->orig & CRYPT_ACTIVATE_ALLOW_DISCARDS;
 	return 0;
 }
 

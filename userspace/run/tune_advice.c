@@ -17,32 +17,46 @@
 #include "tune_delta.h"
 #include "../storage/dmcrypt.h"
 
-/* device: the user's mapping the flags were tried on, or "" */
+/* " --perf-a --perf-b" for flags into buf: its length */
+static size_t perf_args(char *buf, size_t len, uint32_t flags)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (const struct dmcrypt_flag *f = dmcrypt_flags; f->name; f++)
+		if (flags & f->bit && n < len)
+			n += (size_t)snprintf(buf + n, len - n, " --perf-%s",
+					      f->name);
+	return n;
+}
+
+/* device: the user's mapping the flags were tried on, or "";
+ * discards: it allows discards */
 static void luks2_advice(const struct run_target_opts *ref,
 			 const struct run_target_opts *o, const char *device,
-			 struct tune_advice *ad)
+			 bool discards, struct tune_advice *ad)
 {
 	size_t n = 0, len = sizeof(ad->command);
+	char perf[160];
 
+	perf_args(perf, sizeof(perf), o->luks.flags);
 	if (!strcmp(o->luks.cipher, ref->luks.cipher) &&
 	    o->luks.key_bits == ref->luks.key_bits &&
 	    o->luks.sector_size == ref->luks.sector_size) {
 		/* Only flags: a refresh sets the whole set, so name them all.
 		 */
-		n += snprintf(ad->command, len, "cryptsetup refresh");
-		for (const struct dmcrypt_flag *f = dmcrypt_flags; f->name; f++)
-			if (o->luks.flags & f->bit && n < len)
-				n += snprintf(ad->command + n, len - n,
-					      " --perf-%s", f->name);
+		n += (size_t)snprintf(ad->command, len, "cryptsetup refresh%s",
+				      perf);
 		if (n < len && device[0])
 			snprintf(ad->command + n, len - n,
-				 " [--persistent] %s   (flags not named are "
+				 "%s [--persistent] %s   (flags not named are "
 				 "cleared)",
-				 device);
+				 discards ? " --allow-discards" : "", device);
 		else if (n < len)
 			snprintf(ad->command + n, len - n,
 				 " [--persistent] NAME   (an open LUKS2 "
-				 "device; flags not named are cleared)");
+				 "device; flags not named are cleared: add "
+				 "--allow-discards if it has them)");
 		snprintf(ad->caveat, DETAIL_LEN,
 			 "the cipher then runs in the submitting or completing "
 			 "context instead of kcryptd's per-CPU workers: less "
@@ -51,12 +65,17 @@ static void luks2_advice(const struct run_target_opts *ref,
 			 "workqueue");
 		return;
 	}
-	n = snprintf(ad->command, len,
-		     "cryptsetup reencrypt --cipher %s --key-size %d "
-		     "--sector-size %d DEVICE   (or luksFormat --type luks2 "
-		     "with the same options for a new one)",
-		     o->luks.cipher, o->luks.key_bits, o->luks.sector_size);
-	(void)n;
+	n = (size_t)snprintf(ad->command, len,
+			     "cryptsetup reencrypt --cipher %s --key-size %d "
+			     "--sector-size %d DEVICE   (or luksFormat --type "
+			     "luks2 with the same options for a new one)",
+			     o->luks.cipher, o->luks.key_bits,
+			     o->luks.sector_size);
+	/* Crossed with the flags: those too, once it is open. */
+	if (perf[0] && n < len)
+		snprintf(ad->command + n, len - n,
+			 "; then cryptsetup refresh%s [--persistent] NAME",
+			 perf);
 	snprintf(ad->caveat, DETAIL_LEN, "%s",
 		 strstr(o->luks.cipher, "adiantum")
 			 ? "Adiantum rests on XChaCha and a hash, a different "
@@ -119,7 +138,7 @@ void tune_advice(struct results *r, const struct tune_plan *plan)
 			ref = i;
 	if (!strcmp(r->tune.kind, "luks2"))
 		luks2_advice(&plan->set[ref], &plan->set[ad->variant],
-			     r->tune.device, ad);
+			     r->tune.device, r->tune.device_discards, ad);
 	else if (!strcmp(r->tune.kind, "zfs"))
 		tune_zfs_advice(&plan->set[ad->variant], ad);
 	else if (!strcmp(r->tune.kind, "ecryptfs"))
