@@ -177,6 +177,55 @@ static void test_fio_clat(void **state)
 	free(r);
 }
 
+/* A randrw job's figures, fio's write side first: the read attribution
+ * takes the read side's clat, never the write's. */
+static void test_fio_clat_of_its_side(void **state)
+{
+	const uint64_t us[NR_LAYERS] = {[LAYER_DEVICE] = 400};
+	static const char *const names[] = {"mixed_write_clat_mean_us",
+					    "mixed_read_clat_mean_us"};
+	struct results *r = calloc(1, sizeof(*r));
+	struct snap_aio s = {0};
+
+	(void)state;
+	assert_non_null(r);
+	put(&s, us, 40, 0, 10);
+	attribution_of(&s, "plain", &r->attrib[0]);
+	snprintf(r->attrib[0].job, sizeof(r->attrib[0].job), "mixed");
+	r->nr_attrib = 1;
+	for (int i = 0; i < 2; i++) {
+		struct result *x = &r->results[r->nr_results++];
+
+		snprintf(x->target, sizeof(x->target), "plain");
+		snprintf(x->workload, sizeof(x->workload), "fio");
+		snprintf(x->job, sizeof(x->job), "mixed");
+		snprintf(x->metric.name, sizeof(x->metric.name), "%s",
+			 names[i]);
+		x->nr_traced = 1;
+		x->traced[0] = i ? 400 : 2500;
+	}
+	aio_fio_clat(r, &r->attrib[0]);
+	assert_true(r->attrib[0].aio.fio_clat_us == 400);
+	free(r);
+}
+
+/* Nothing followed, only timed: its mean, not a zero that reads as
+ * -100 % against fio's clat. */
+static void test_unlinked_only(void **state)
+{
+	struct snap_aio s = {0};
+	struct aio_result out;
+
+	(void)state;
+	s.available = true;
+	s.ops[EB_OP_READ].unlinked = 4;
+	s.ops[EB_OP_READ].unlinked_ns = 4 * 1234 * US;
+	aio_result_of(&s, EB_OP_READ, &out);
+	assert_int_equal(out.ios, 0);
+	assert_true(fabs(out.all_clat_ns - 1234.0 * US) < 1e-6);
+	assert_true(out.clat_ns == 0);
+}
+
 /* The CI run that failed at 9a36b76: two traced iterations at 88k and 31k
  * IOPS, 36 and 99.5 us; the I/Os (mostly page cache hits, whose clat is
  * their reaping) pool to 52.5 us, which is what fio's weighed mean is. */
@@ -238,6 +287,8 @@ int main(void)
 		cmocka_unit_test(test_plain_device),
 		cmocka_unit_test(test_luks2_added),
 		cmocka_unit_test(test_buffered_in_call),
+		cmocka_unit_test(test_fio_clat_of_its_side),
+		cmocka_unit_test(test_unlinked_only),
 		cmocka_unit_test(test_fio_clat),
 		cmocka_unit_test(test_fio_clat_weighed_by_ios),
 	};

@@ -26,8 +26,15 @@ void aio_result_of(const struct snap_aio *s, int op, struct aio_result *out)
 	out->reaped = st->reaped;
 	out->unlinked = st->unlinked;
 	out->dropped = st->dropped + st->reap_lost;
-	if (!st->ios)
+	if (!st->ios) {
+		/* None followed through the layers (6.1's dm-crypt refusing
+		 * io_uring's REQ_NOWAIT bios: every request went to io-wq):
+		 * the latency of those timed without them is all there is. */
+		out->all_clat_ns = st->unlinked ? (double)st->unlinked_ns /
+							  (double)st->unlinked
+						: 0.0;
 		return;
+	}
 	out->sub_ns = (double)st->sub_ns / n;
 	/* Each libaio I/O is reaped once: its reaping's mean over all, its
 	 * runnable part in cpu-wait. */
@@ -82,6 +89,17 @@ static const struct result *traced_metric(const struct results *r,
  * iterations' rates differ: a 36 us and a 99 us iteration at 88k and 31k
  * IOPS pool to 52 us, not 68.
  */
+/* name ends in "_<side>_clat_mean_us" for the side op is not: fio's
+ * figures of a job's other side (a randrw job has both, fio_file.c). */
+static bool other_side(const char *name, size_t ln, int op)
+{
+	const char *other =
+		op == EB_OP_READ ? "_write_clat_mean_us" : "_read_clat_mean_us";
+	size_t lo = strlen(other);
+
+	return ln >= lo && !strcmp(name + ln - lo, other);
+}
+
 void aio_fio_clat(const struct results *r, struct attribution *a)
 {
 	static const char clat[] = "_clat_mean_us", iops[] = "_iops";
@@ -98,7 +116,8 @@ void aio_fio_clat(const struct results *r, struct attribution *a)
 		if (strcmp(x->target, a->target) ||
 		    strcmp(x->workload, a->workload) ||
 		    strcmp(x->job, a->job) || ln < lc ||
-		    strcmp(x->metric.name + ln - lc, clat) || !x->nr_traced)
+		    strcmp(x->metric.name + ln - lc, clat) ||
+		    other_side(x->metric.name, ln, a->op) || !x->nr_traced)
 			continue;
 		snprintf(name, sizeof(name), "%.*s%s", (int)(ln - lc),
 			 x->metric.name, iops);
