@@ -81,7 +81,7 @@ static const struct argp report_argp = {
 	       "  encbench-trace report --full encbench-results/20261130-101500\n"
 	       "  encbench-trace report --hist encbench-results/20261130-101500/results.json\n"
 	       "  encbench-trace report --reanalyze encbench-results/20261130-101500\n"
-	       "  encbench-trace report --reanalyze -o /tmp/again encbench-results/20261130-101500\n"
+	       "  encbench-trace report --reanalyze -o again encbench-results/20261130-101500\n"
 	       "  encbench-trace report --html encbench-results/20261130-101500\n"
 	       "  encbench-trace report --prometheus run.prom encbench-results/20261130-101500\n",
 };
