@@ -75,10 +75,91 @@ static const char *str(struct json_object *o, const char *k)
 	return json_object_get_string(get(o, k));
 }
 
+/* The whole of file path (free it), or NULL. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 &&
+	    !fseek(f, 0, SEEK_SET)) {
+		buf = calloc(1, (size_t)n + 1);
+		if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+/* The value of prom's series `family` whose target label is name; NAN
+ * when it has none. */
+static double prom_value(const char *prom, const char *family, const char *name)
+{
+	char target[NAME_LEN + 16], line[1024];
+	size_t lf = strlen(family);
+
+	snprintf(target, sizeof(target), ",target=\"%s\",", name);
+	for (const char *l = prom; l && *l;) {
+		const char *end = strchr(l, '\n'), *close;
+		size_t n = end ? (size_t)(end - l) : strlen(l);
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, l);
+		close = strstr(line, "} ");
+		if (!strncmp(line, family, lf) && line[lf] == '{' && close &&
+		    strstr(line, target))
+			return strtod(close + 2, NULL);
+		l = end ? end + 1 : NULL;
+	}
+	return NAN;
+}
+
+/* --prometheus and --html show each ranked variant as results.json has
+ * it: its rank and penalty in the series, its name in the page's tune
+ * section. */
+static void check_tune_outputs(struct json_object *vs, const char *prom_path,
+			       const char *html_path)
+{
+	char *prom = slurp(prom_path), *html = slurp(html_path);
+
+	assert_non_null(prom);
+	assert_non_null(html);
+	assert_non_null(strstr(html, "<section id=\"tune\">"));
+	for (size_t i = 0; i < json_object_array_length(vs); i++) {
+		struct json_object *v = json_object_array_get_idx(vs, i);
+		const char *name = str(v, "name");
+		double rank = prom_value(prom, "encbench_tune_rank", name);
+		double pen =
+			prom_value(prom, "encbench_tune_penalty_ratio", name);
+
+		if (!json_object_get_boolean(get(v, "ranked"))) {
+			assert_true(isnan(rank));
+			continue;
+		}
+		if (rank != json_object_get_int(get(v, "rank")))
+			fail_msg("%s: rank %g in the series, %d in results",
+				 name, rank,
+				 json_object_get_int(get(v, "rank")));
+		if (fabs(pen * 100 -
+			 json_object_get_double(get(v, "penalty_pct"))) > 1e-6)
+			fail_msg("%s: penalty %g in the series, %g %% in "
+				 "results",
+				 name, pen,
+				 json_object_get_double(get(v, "penalty_pct")));
+		assert_non_null(strstr(html, name));
+	}
+	free(prom);
+	free(html);
+}
+
 static void test_fscrypt_sweep_ranked(void **st)
 {
 	static double best_s[MAX_SAMPLES], v_s[MAX_SAMPLES];
-	char out[PATH_MAX], prom[PATH_MAX + 16];
+	char out[PATH_MAX], prom[PATH_MAX + 16], html[PATH_MAX + 16];
 	const char *extra[] = {"--html", "--prometheus", prom};
 	struct json_object *doc, *tune, *vs, *best = NULL;
 	int rc, ranked = 0, nb;
@@ -156,10 +237,11 @@ static void test_fscrypt_sweep_ranked(void **st)
 			       "Recommendation: "));
 	assert_non_null(strstr(run_output(tmp, "ranked", "stdout"),
 			       "penalty vs plain"));
-	snprintf(prom, sizeof(prom), "%s/report.html", out);
-	assert_int_equal(stat(prom, &sb), 0);
+	snprintf(html, sizeof(html), "%s/report.html", out);
+	assert_int_equal(stat(html, &sb), 0);
 	snprintf(prom, sizeof(prom), "%s/tune.prom", tmp);
 	assert_int_equal(stat(prom, &sb), 0);
+	check_tune_outputs(vs, prom, html);
 	json_object_put(doc);
 	assert_int_equal(leftovers_recorded(tmp, ids_file), 0);
 }
