@@ -6,10 +6,11 @@
 # the same 4 KiB overwrite with fsync (its sync verdict and the journal's
 # blocked time by layer, results.json wait.unwoken.blocked_ns). Stack:
 # ext4 on dm-delay (writes and flushes held 80 ms) on a loop device.
-# Written for issue 21's 6.12 gap: on 6.1 the program puts the commit's
+# Written for issue 21's 6.12 gap: on 6.1 the program put the commit's
 # holds in dm (about 245 ms of dm, 6 of device), on 6.12 two of its three
-# holds in device (82 / 167, 2026-12-04) while the block layer does the
-# same on both kernels.
+# holds in device (82 / 167) while the block layer did the same on both
+# kernels; the cause, RQF_FLUSH_SEQ's bit misread on 6.12, was fixed the
+# same day (2026-12-04, BENCHMARKS.md).
 #
 #   bench/vm-flush-seq.sh               # on the host: boots the 6.12 guest
 #   ENCBENCH_VM_KERNEL=6.1 ...          # the 6.1 guest

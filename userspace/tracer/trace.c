@@ -171,6 +171,27 @@ static int arg_index(const struct btf *btf, const char *tp, int from_end,
 	return idx;
 }
 
+/* The value of enumerator `name` in any enum of btf, named or not;
+ * dflt when there is none (the flag was a #define). */
+static __u32 enumerator(const struct btf *btf, const char *name, __u32 dflt)
+{
+	int n = btf ? (int)btf__type_cnt(btf) : 0;
+
+	for (int id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_enum *e;
+
+		if (!btf_is_enum(t))
+			continue;
+		e = btf_enum(t);
+		for (int i = 0; i < btf_vlen(t); i++, e++)
+			if (!strcmp(btf__name_by_offset(btf, e->name_off),
+				    name))
+				return (__u32)e->val;
+	}
+	return dflt;
+}
+
 /*
  * a54895fa057c ("block: remove the request_queue to argument request
  * based tracepoints", v5.11) dropped the leading request_queue from
@@ -192,6 +213,7 @@ static void set_arg_layout(struct attrib_bpf *skel)
 	skel->rodata->rq_issue_arg = arg_index(btf, "block_rq_issue", 1, 0);
 	skel->rodata->rq_merge_arg = arg_index(btf, "block_rq_merge", 1, 0);
 	skel->rodata->rq_requeue_arg = arg_index(btf, "block_rq_requeue", 1, 0);
+	skel->rodata->rqf_flush_seq_bit = enumerator(btf, "__RQF_FLUSH_SEQ", 4);
 	btf__free(btf);
 }
 
