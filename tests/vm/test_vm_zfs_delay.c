@@ -278,8 +278,9 @@ static void check_reads(struct dataset *d)
  * rounds, each held WRITE_MS by dm-delay: the log block written (with the
  * records' data blocks beside it), then, from the log block's completion,
  * the vdev flushed; the flush's completion wakes the caller. The program
- * must find both rounds in the device (so at least 2 x WRITE_MS, and no
- * more than all of dm-delay's write time together: they may overlap), the
+ * must find both rounds in the device (so 2 x WRITE_MS within 5 % or a
+ * jiffy, and no more than all of dm-delay's write time together: they
+ * may overlap), the
  * encryption (in ZFS's write taskqs) a small part, and the verdict must
  * name the device. Before the chain's first round was followed
  * (zfscrypt.h: prev_issued), only the flush was: in the 6.1 guest
@@ -293,6 +294,10 @@ static void check_fsync(struct dataset *d)
 	double below = below_ms(d, WR);
 	double tol =
 		0.05 * d->ticks[WR] > JIFFY_MS ? 0.05 * d->ticks[WR] : JIFFY_MS;
+	/* 5 % or a jiffy, as for the reads (the clean-clone CI beside a busy
+	 * loop, 2026-12-04: 158.9 ms for the encrypted dataset's two). */
+	double round_tol =
+		0.05 * 2 * WRITE_MS > JIFFY_MS ? 0.05 * 2 * WRITE_MS : JIFFY_MS;
 
 	fprintf(stderr,
 		"# %s fsync: %.1f ms, of it dm + blk-queue + device %.1f ms, "
@@ -301,9 +306,8 @@ static void check_fsync(struct dataset *d)
 		d->name, u64(w, "total_ns") / 1e6, below, crypt_ms(d, WR),
 		d->ios[WR], d->ticks[WR], WRITE_MS);
 	assert_true(u64(w, "syscalls") >= 1);
-	assert_true(d->ios[WR] >= 1);
 	assert_true(d->ios[WR] >= 2);
-	assert_true(below >= 2 * WRITE_MS);
+	assert_true(below >= 2 * WRITE_MS - round_tol);
 	assert_true(below <= (double)d->ticks[WR] + tol);
 	assert_true(crypt_ms(d, WR) < 0.25 * WRITE_MS);
 	check_verdict(d, WR);
