@@ -81,14 +81,6 @@ static const struct result *traced_metric(const struct results *r,
 	return NULL;
 }
 
-/*
- * fio's clat mean over the traced iterations' I/Os, each iteration's mean
- * weighed by its I/O count (its IOPS: every iteration runs the job's same
- * runtime). The I/Os followed are pooled over those iterations, so an
- * unweighed mean of means would differ from theirs whenever the
- * iterations' rates differ: a 36 us and a 99 us iteration at 88k and 31k
- * IOPS pool to 52 us, not 68.
- */
 /* name ends in "_<side>_clat_mean_us" for the side op is not: fio's
  * figures of a job's other side (a randrw job has both, fio_file.c). */
 static bool other_side(const char *name, size_t ln, int op)
@@ -100,6 +92,14 @@ static bool other_side(const char *name, size_t ln, int op)
 	return ln >= lo && !strcmp(name + ln - lo, other);
 }
 
+/*
+ * fio's clat mean over the traced iterations' I/Os, each iteration's mean
+ * weighed by its I/O count (its IOPS: every iteration runs the job's same
+ * runtime). The I/Os followed are pooled over those iterations, so an
+ * unweighed mean of means would differ from theirs whenever the
+ * iterations' rates differ: a 36 us and a 99 us iteration at 88k and 31k
+ * IOPS pool to 52 us, not 68.
+ */
 void aio_fio_clat(const struct results *r, struct attribution *a)
 {
 	static const char clat[] = "_clat_mean_us", iops[] = "_iops";
