@@ -209,6 +209,90 @@ static void test_fio_clat_of_its_side(void **state)
 	free(r);
 }
 
+/* The job's I/Os in words, from the parameters the run recorded: a job
+ * file's "job NAME" line, or a built-in job's name with the run's depth. */
+static void test_job_words(void **state)
+{
+	static const struct {
+		const char *job, *desc;
+		int op;
+		const char *words;
+	} cases[] = {
+		{"rand-read",
+		 "rw=randread bs=4k iodepth=4 ioengine=libaio size=16777216 "
+		 "numjobs=1",
+		 EB_OP_READ, "random 4 KiB reads at QD4"},
+		{"seq-write",
+		 "rw=write bs=1m iodepth=32 ioengine=io_uring size=1 numjobs=1",
+		 EB_OP_WRITE, "sequential 1 MiB writes at QD32"},
+		{"mixed", "rw=randrw bs=4k,64k iodepth=8 ioengine=libaio",
+		 EB_OP_WRITE, "random 64 KiB writes at QD8"},
+		{"odd", "rw=read bs=4k-8k iodepth=1", EB_OP_READ, ""},
+		{"randread_4k", NULL, EB_OP_READ, "random 4 KiB reads at QD16"},
+		{"read_4m", NULL, EB_OP_READ, "sequential 4 MiB reads at QD16"},
+		{"a+b", NULL, EB_OP_READ, ""},
+	};
+	struct results *r = calloc(1, sizeof(*r));
+	struct workload_info *w;
+
+	(void)state;
+	assert_non_null(r);
+	w = &r->workloads[r->nr_workloads++];
+	snprintf(w->name, sizeof(w->name), "fio");
+	param_int(&w->params, "iodepth", 16);
+	param_str(&w->params, "ioengine", "posixaio");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct attribution a = {0};
+		char key[NAME_LEN];
+
+		if (cases[i].desc) {
+			snprintf(key, sizeof(key), "job %s", cases[i].job);
+			param_str(&w->params, key, cases[i].desc);
+		}
+		snprintf(a.workload, sizeof(a.workload), "fio");
+		snprintf(a.job, sizeof(a.job), "%s", cases[i].job);
+		a.op = cases[i].op;
+		aio_job_words(r, &a);
+		assert_string_equal(a.aio.job_words, cases[i].words);
+	}
+	free(r);
+}
+
+/* With the job's words the verdict names the job; with most I/Os served
+ * by the page cache (no bio of their own) it says so, on their mean, and
+ * names the job's engine, not a count of zero followed ones. */
+static void test_job_named_and_page_cache(void **state)
+{
+	const uint64_t us[NR_LAYERS] = {[LAYER_FS] = 20, [LAYER_DEVICE] = 300};
+	struct snap_aio s = {0}, c = {0};
+	struct attribution a, b;
+	struct verdict v;
+
+	(void)state;
+	put(&s, us, 80, 0, 10);
+	attribution_of(&s, "plain", &b);
+	snprintf(b.aio.job_words, sizeof(b.aio.job_words),
+		 "random 4 KiB reads at QD4");
+	verdict_aio(&b, NULL, NULL, &v);
+	if (!strstr(v.summary, "random 4 KiB reads at QD4 (libaio) are "
+			       "device-bound: 75 % of the 400 us completion "
+			       "latency is the device"))
+		fail_msg("%s", v.summary);
+	c.available = true;
+	c.ops[EB_OP_READ].unlinked = 900;
+	c.ops[EB_OP_READ].unlinked_ns = 900 * 25 * US;
+	attribution_of(&c, "fscrypt", &a);
+	a.layers[LAYER_SYSCALL].count = 6;
+	snprintf(a.aio.job_engine, sizeof(a.aio.job_engine), "io_uring");
+	assert_true(aio_dominant(&a));
+	verdict_aio(&a, &b, NULL, &v);
+	if (!strstr(v.summary, "per I/O (io_uring): 900 of 900 I/Os were "
+			       "served by the page cache") ||
+	    !strstr(v.summary, "at 25.0 us each (plain's 400 us)"))
+		fail_msg("%s", v.summary);
+	assert_true(fabs(v.phase_ns - 900 * 25.0 * US) < 1);
+}
+
 /* Nothing followed, only timed: its mean, not a zero that reads as
  * -100 % against fio's clat. */
 static void test_unlinked_only(void **state)
@@ -289,6 +373,8 @@ int main(void)
 		cmocka_unit_test(test_buffered_in_call),
 		cmocka_unit_test(test_fio_clat_of_its_side),
 		cmocka_unit_test(test_unlinked_only),
+		cmocka_unit_test(test_job_words),
+		cmocka_unit_test(test_job_named_and_page_cache),
 		cmocka_unit_test(test_fio_clat),
 		cmocka_unit_test(test_fio_clat_weighed_by_ios),
 	};

@@ -60,7 +60,7 @@ bool aio_dominant(const struct attribution *a)
 				    ? calls - a->aio.iouring - a->aio.unlinked
 				    : 0;
 
-	return a->aio.ios && async >= blocking;
+	return async && async >= blocking;
 }
 
 /* The result of (a's target, workload, job) named `name`, with traced
@@ -251,6 +251,9 @@ static int largest(const double p[NR_PARTS])
 
 static const char *engine_of(const struct aio_result *r)
 {
+	/* None followed (all from the page cache): the job's own engine. */
+	if (!r->ios)
+		return r->job_engine[0] ? r->job_engine : "async";
 	if (r->iouring == r->ios)
 		return "io_uring";
 	return r->iouring ? "libaio and io_uring" : "libaio";
@@ -294,9 +297,26 @@ static void summary_own(const struct aio_result *r, int op, char *buf,
 	pct = view_total(r) > 0 ? 100.0 * p[dom] / view_total(r) : 0;
 	fmt_ns(lat, sizeof(lat), view_total(r));
 	fmt_ns(part, sizeof(part), p[dom]);
-	snprintf(buf, len, "per I/O (%s) %s: %.0f %% of the %s %s is %s (%s)",
-		 engine_of(r), pct >= 50 ? part_bound[dom] : "mixed", pct, lat,
-		 view_name(r), part_name(dom, op), part);
+	if (r->job_words[0])
+		snprintf(buf, len,
+			 "%s (%s) are %s: %.0f %% of the %s %s is "
+			 "%s (%s)",
+			 r->job_words, engine_of(r),
+			 pct >= 50 ? part_bound[dom] : "mixed", pct, lat,
+			 view_name(r), part_name(dom, op), part);
+	else
+		snprintf(buf, len,
+			 "per I/O (%s) %s: %.0f %% of the %s %s is %s (%s)",
+			 engine_of(r), pct >= 50 ? part_bound[dom] : "mixed",
+			 pct, lat, view_name(r), part_name(dom, op), part);
+}
+
+/* "random 4 KiB reads at QD4 (libaio)", or "per I/O (libaio)". */
+static const char *subject(const struct aio_result *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s (%s)",
+		 r->job_words[0] ? r->job_words : "per I/O", engine_of(r));
+	return buf;
 }
 
 /* On an encrypted target against its baseline b: the added part. */
@@ -315,6 +335,7 @@ static void summary_added(const struct attribution *a,
 	double w = ns[LAYER_CRYPT] - bns[LAYER_CRYPT];
 	double dw = ns[LAYER_DMCRYPT_WRITE] - bns[LAYER_DMCRYPT_WRITE];
 	char lat[32], blat[32], add[32], part[32], crypto[DETAIL_LEN / 2];
+	char who[NAME_LEN + 32];
 	int dom = 0;
 
 	parts_of(r, p);
@@ -327,8 +348,9 @@ static void summary_added(const struct attribution *a,
 	fmt_ns(add, sizeof(add), added > 0 ? added : -added);
 	fmt_ns(part, sizeof(part), p[dom] - bp[dom]);
 	if (added <= 0) {
-		snprintf(buf, len, "per I/O (%s): %s %s, %s less than %s's %s",
-			 engine_of(r), lat, view_name(r), add, b->target, blat);
+		snprintf(buf, len, "%s: %s %s, %s less than %s's %s",
+			 subject(r, who, sizeof(who)), lat, view_name(r), add,
+			 b->target, blat);
 		return;
 	}
 	/* The crypto part named whether or not it is the largest: what
@@ -348,10 +370,10 @@ static void summary_added(const struct attribution *a,
 		strcat(crypto, ")");
 	}
 	snprintf(buf, len,
-		 "per I/O (%s): %s %s, %s more than %s's %s: %s adds %s of "
+		 "%s: %s %s, %s more than %s's %s: %s adds %s of "
 		 "it (%.0f %%)%s",
-		 engine_of(r), lat, view_name(r), add, b->target, blat,
-		 part_name(dom, a->op), part,
+		 subject(r, who, sizeof(who)), lat, view_name(r), add,
+		 b->target, blat, part_name(dom, a->op), part,
 		 100.0 * (p[dom] - bp[dom]) / added, crypto);
 }
 
@@ -379,6 +401,52 @@ static void split_line(struct verdict *out, const char *what,
 	verdict_add_evidence(out, "%s", line);
 }
 
+/*
+ * Most I/Os with no bio of their own: served by the page cache (buffered
+ * I/O where O_DIRECT is not done, re-reads, writes written back later),
+ * so the layers below say nothing of them; their mean is the verdict's,
+ * the few that reached the device told apart (a readahead's reads wait
+ * milliseconds for the many that follow it).
+ */
+static bool cache_view(const struct aio_result *r)
+{
+	return r->unlinked > r->ios;
+}
+
+static void summary_cache(const struct aio_result *r,
+			  const struct aio_result *br, const char *base, int op,
+			  char *buf, size_t len)
+{
+	char who[NAME_LEN + 32], lat[32], dev[32] = "", cmp[80] = "", part[32];
+	double p[NR_PARTS];
+	size_t n;
+
+	fmt_ns(lat, sizeof(lat), r->all_clat_ns);
+	if (br && base) {
+		fmt_ns(part, sizeof(part),
+		       cache_view(br) ? br->all_clat_ns : view_total(br));
+		snprintf(cmp, sizeof(cmp), " (%s's %s)", base, part);
+	}
+	n = (size_t)snprintf(
+		buf, len,
+		"%s: %llu of %llu I/Os were served by the page cache, with no "
+		"bio of their own (buffered I/O), at %s each%s: the device "
+		"and the %s are not in their latency",
+		subject(r, who, sizeof(who)), (unsigned long long)r->unlinked,
+		(unsigned long long)(r->unlinked + r->ios), lat, cmp,
+		op == EB_OP_WRITE ? "encryption (at writeback)" : "decryption");
+	if (!r->ios || n >= len)
+		return;
+	parts_of(r, p);
+	fmt_ns(lat, sizeof(lat), view_total(r));
+	fmt_ns(dev, sizeof(dev), p[largest(p)]);
+	snprintf(buf + n, len - n,
+		 "; the %llu that reached it took %s each, "
+		 "%s of it %s",
+		 (unsigned long long)r->ios, lat, dev,
+		 part_name(largest(p), op));
+}
+
 void verdict_aio(const struct attribution *a, const struct attribution *b,
 		 const struct target_info *t, struct verdict *out)
 {
@@ -389,14 +457,23 @@ void verdict_aio(const struct attribution *a, const struct attribution *b,
 	snprintf(out->target, sizeof(out->target), "%s", a->target);
 	snprintf(out->workload, sizeof(out->workload), "%s", a->workload);
 	out->op = a->op;
-	summary_own(r, a->op, own, sizeof(own));
-	if (b && b->aio.ios && t && t->encrypted) {
-		summary_added(a, b, t, out->summary, sizeof(out->summary));
-		verdict_add_evidence(out, "of its own: %s", own);
+	if (cache_view(r)) {
+		bool cmp = b && (b->aio.ios || b->aio.unlinked);
+
+		summary_cache(r, cmp ? &b->aio : NULL, cmp ? b->target : NULL,
+			      a->op, out->summary, sizeof(out->summary));
+		out->phase_ns = r->all_clat_ns * (double)(r->ios + r->unlinked);
 	} else {
-		snprintf(out->summary, sizeof(out->summary), "%s", own);
+		summary_own(r, a->op, own, sizeof(own));
+		if (b && b->aio.ios && t && t->encrypted) {
+			summary_added(a, b, t, out->summary,
+				      sizeof(out->summary));
+			verdict_add_evidence(out, "of its own: %s", own);
+		} else {
+			snprintf(out->summary, sizeof(out->summary), "%s", own);
+		}
+		out->phase_ns = view_total(r) * (double)r->ios;
 	}
-	out->phase_ns = view_total(r) * (double)r->ios;
 	split_line(out, "completion latency (fio's clat) per I/O", r->layer_ns,
 		   r->reap_ns, r->clat_ns);
 	split_line(out, "submission (fio's slat) per I/O", r->sub_layer_ns, 0,

@@ -111,6 +111,7 @@ void analyse_verdicts(struct results *r)
 		struct verdict *v = &r->verdicts[r->nr_verdicts++];
 
 		aio_fio_clat(r, &r->attrib[i]);
+		aio_job_words(r, &r->attrib[i]);
 		if (aio_dominant(a))
 			verdict_aio(a, baseline_of(r, a), t, v);
 		else if (a->wait.available)

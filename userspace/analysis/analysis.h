@@ -118,6 +118,8 @@ int attribute_snapshot(const struct snapshot *s,
 void aio_result_of(const struct snap_aio *s, int op, struct aio_result *out);
 bool aio_dominant(const struct attribution *a);
 void aio_fio_clat(const struct results *r, struct attribution *a);
+/* aio_job.c: a->aio.job_words from the parameters r records. */
+void aio_job_words(const struct results *r, struct attribution *a);
 void verdict_aio(const struct attribution *a, const struct attribution *b,
 		 const struct target_info *t, struct verdict *out);
 

@@ -196,6 +196,21 @@ void param_str(struct param_list *l, const char *key, const char *v)
 		snprintf(p->str, sizeof(p->str), "%s", v);
 }
 
+const struct param *results_param(const struct results *r, const char *wl,
+				  const char *key)
+{
+	for (int i = 0; i < r->nr_workloads && i < MAX_WORKLOADS; i++) {
+		const struct param_list *pl = &r->workloads[i].params;
+
+		if (strcmp(r->workloads[i].name, wl))
+			continue;
+		for (int k = 0; k < pl->n && k < MAX_PARAMS; k++)
+			if (!strcmp(pl->p[k].key, key))
+				return &pl->p[k];
+	}
+	return NULL;
+}
+
 double result_cached_pct(const struct result *res)
 {
 	double pct;

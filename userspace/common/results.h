@@ -413,6 +413,10 @@ struct aio_result {
 	 * with the unlinked ones' (io_uring: submission to completion;
 	 * libaio: io_submit's return to the reaping). */
 	double all_clat_ns;
+	/* What the job's I/Os are, "random 4 KiB reads at QD4" (aio_job.c;
+	 * "" when the run's parameters do not say). */
+	char job_words[NAME_LEN];
+	char job_engine[NAME_LEN / 2]; /* its ioengine= ("" likewise) */
 };
 
 struct attribution {
@@ -656,6 +660,10 @@ struct results {
 	int nr_costs;
 	struct tracer_cost costs[MAX_TARGETS * MAX_WORKLOADS];
 };
+
+/* Workload wl's parameter `key` as r records it, or NULL. */
+const struct param *results_param(const struct results *r, const char *wl,
+				  const char *key);
 
 const char *layer_name(int layer);
 int layer_from_name(const char *name);

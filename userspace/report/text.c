@@ -467,6 +467,7 @@ void report_print_target(FILE *out, const struct target_info *t, bool baseline,
 static const char *workload_label(const struct results *r, const char *wl,
 				  const char *job, char *buf, size_t len)
 {
+	const struct param *p;
 	char key[NAME_LEN];
 
 	snprintf(buf, len, "%s", wl);
@@ -474,16 +475,9 @@ static const char *workload_label(const struct results *r, const char *wl,
 		return buf;
 	snprintf(buf, len, "%s job %s", wl, job);
 	snprintf(key, sizeof(key), "job %s", job);
-	for (int i = 0; i < r->nr_workloads && i < MAX_WORKLOADS; i++) {
-		const struct param_list *pl = &r->workloads[i].params;
-
-		if (strcmp(r->workloads[i].name, wl))
-			continue;
-		for (int k = 0; k < pl->n && k < MAX_PARAMS; k++)
-			if (!strcmp(pl->p[k].key, key))
-				snprintf(buf, len, "%s job %s (%s)", wl, job,
-					 pl->p[k].str);
-	}
+	p = results_param(r, wl, key);
+	if (p)
+		snprintf(buf, len, "%s job %s (%s)", wl, job, p->str);
 	return buf;
 }
 

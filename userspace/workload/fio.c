@@ -699,13 +699,17 @@ static const char *fio_caveat(const struct target *t, const void *vp)
 	int none = fio_no_direct_io(t);
 
 	if (p->job_file[0]) {
+		const char *base = strrchr(p->job_file, '/');
+
+		/* The file's own name (its path is in the parameters): the
+		 * note fits in DETAIL_LEN beside a long target folder. */
 		snprintf(buf, sizeof(buf),
 			 "runs a copy of %s whose directory= and filename= "
 			 "point into %s/fio-job%s",
-			 p->job_file, t->info.dir,
-			 none == 1 ? "; no direct I/O here (statx: "
-				     "STATX_DIOALIGN 0): direct=1 is "
-				     "buffered I/O, re-reads are cached"
+			 base ? base + 1 : p->job_file, t->info.dir,
+			 none == 1 ? "; no direct I/O here (STATX_DIOALIGN 0): "
+				     "direct=1 is buffered, re-reads are "
+				     "cached"
 				   : "");
 		return buf;
 	}
