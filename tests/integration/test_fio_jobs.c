@@ -5,12 +5,15 @@
  * fio-rand-read.fio, fio-seq-read.fio), with only their sizes and
  * runtimes shrunk, run on plain and fscrypt and come back one result per
  * job, as fio reports it, with their own comparison; a job file with a bad
- * option or an unreachable folder is fio's error, exit 1, nothing left.
+ * option or an unreachable folder is fio's error, exit 1, nothing left;
+ * one too big for the scratch folder is refused naming what would fit,
+ * which does.
  * And the page cache named: fio's 1 MiB sequential reads on fscrypt
  * (O_DIRECT falls back to buffered I/O there, and fio re-reads its file)
  * are marked cached, checked against what the file's size allows the
  * device to deliver; the same job on plain (direct I/O) is not.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,9 +53,13 @@ static int setup(void **state)
 	return 0;
 }
 
+static char small[PATH_MAX]; /* test_would_fit's tmpfs, while mounted */
+
 static int teardown(void **state)
 {
 	(void)state;
+	if (small[0])
+		umount2(small, MNT_DETACH);
 	return remove_tree(tmp);
 }
 
@@ -60,13 +68,65 @@ static double num(struct json_object *o, const char *k)
 	return json_object_get_double(get(o, k));
 }
 
+struct stock_job {
+	const char *name, *op, *rw, *words;
+};
+
+/* results.json's verdict of target's job and op, or NULL. */
+static struct json_object *job_verdict(struct json_object *doc,
+				       const char *target, const char *job,
+				       const char *op)
+{
+	struct json_object *vs = get(doc, "verdicts");
+
+	for (size_t i = 0; i < json_object_array_length(vs); i++) {
+		struct json_object *v = json_object_array_get_idx(vs, i);
+
+		if (!strcmp(json_object_get_string(get(v, "target")), target) &&
+		    !strcmp(json_object_get_string(get(v, "job")), job) &&
+		    !strcmp(json_object_get_string(get(v, "op")), op))
+			return v;
+	}
+	return NULL;
+}
+
+/* A job's figures as fio reports them: a mean inside its 95 % interval,
+ * clat percentiles in order. */
+static void job_figures(struct json_object *doc, const char *target,
+			const char *job)
+{
+	static const char *const pct[] = {"clat_p50_us", "clat_p99_us",
+					  "clat_p999_us"};
+	double last = 0;
+	char metric[64];
+
+	for (int k = 0; k < 3; k++) {
+		struct json_object *x, *ci;
+
+		snprintf(metric, sizeof(metric), "%s_%s", job, pct[k]);
+		x = result_of(doc, target, "fio", metric);
+		assert_true(num(x, "mean") >= last);
+		last = num(x, "mean");
+		ci = get(x, "ci95");
+		assert_int_equal(json_object_array_length(ci), 2);
+		assert_true(json_object_get_double(json_object_array_get_idx(
+				    ci, 0)) <= num(x, "mean"));
+		assert_true(json_object_get_double(json_object_array_get_idx(
+				    ci, 1)) >= num(x, "mean"));
+	}
+	assert_true(last > 0);
+}
+
 /* One stock job file, scaled down, on plain and fscrypt: each job's six
  * figures apart, named after the job, agreeing with each other (MB/s is
- * IOPS times the file's block size), compared per job. */
-static void stock_file(const char *name, const char *const *jobs, int n,
+ * IOPS times the file's block size), with intervals and percentiles,
+ * compared per job; its parameters recorded (rw= among them), the copy
+ * said in each target's caveats, and each job's verdict naming its I/Os
+ * in words ("random 4 KiB reads at QD4") on its own op. */
+static void stock_file(const char *name, const struct stock_job *jobs, int n,
 		       double bs)
 {
-	char file[PATH_MAX], out[PATH_MAX];
+	char file[PATH_MAX], out[PATH_MAX], key[64];
 	const char *args[] = {"-w",
 			      "fio",
 			      "--fio-job",
@@ -74,12 +134,12 @@ static void stock_file(const char *name, const char *const *jobs, int n,
 			      "-t",
 			      "plain,fscrypt",
 			      "-n",
-			      "1",
+			      "2",
 			      "--fio-size",
 			      "16M",
 			      "--fio-runtime",
 			      "300ms"};
-	struct json_object *doc;
+	struct json_object *doc, *params, *ts;
 
 	snprintf(file, sizeof(file), "%s/%s", EXAMPLES, name);
 	snprintf(out, sizeof(out), "%s/%s", tmp, name);
@@ -90,12 +150,13 @@ static void stock_file(const char *name, const char *const *jobs, int n,
 	for (int t = 0; t < 2; t++)
 		for (int j = 0; j < n; j++) {
 			char metric[2][64];
-			struct json_object *mbps, *iops;
+			struct json_object *mbps, *iops, *v;
+			const char *sum;
 
 			snprintf(metric[0], sizeof(metric[0]), "%s_mbps",
-				 jobs[j]);
+				 jobs[j].name);
 			snprintf(metric[1], sizeof(metric[1]), "%s_iops",
-				 jobs[j]);
+				 jobs[j].name);
 			mbps = result_of(doc, targets[t], "fio", metric[0]);
 			iops = result_of(doc, targets[t], "fio", metric[1]);
 			assert_true(num(mbps, "mean") > 0);
@@ -105,15 +166,52 @@ static void stock_file(const char *name, const char *const *jobs, int n,
 			/* Each job its own phase (they wait for each other). */
 			assert_string_equal(
 				json_object_get_string(get(mbps, "job")),
-				jobs[j]);
+				jobs[j].name);
+			job_figures(doc, targets[t], jobs[j].name);
+			v = job_verdict(doc, targets[t], jobs[j].name,
+					jobs[j].op);
+			assert_non_null(v);
+			sum = json_object_get_string(get(v, "summary"));
+			/* Or, re-reads served from memory, said so. */
+			if (strncmp(sum, jobs[j].words,
+				    strlen(jobs[j].words)) &&
+			    !strstr(sum, "cached, not a disk figure"))
+				fail_msg("%s %s: %s", targets[t], jobs[j].name,
+					 sum);
 		}
+	params = get(json_object_array_get_idx(get(doc, "workloads"), 0),
+		     "params");
+	for (int j = 0; j < n; j++) {
+		snprintf(key, sizeof(key), "job %s", jobs[j].name);
+		assert_non_null(strstr(json_object_get_string(get(params, key)),
+				       jobs[j].rw));
+	}
+	/* Each target says the copy is what ran, and where. */
+	ts = get(doc, "targets");
+	for (size_t t = 0; t < json_object_array_length(ts); t++) {
+		struct json_object *notes =
+			get(json_object_array_get_idx(ts, t), "notes");
+		char says[PATH_MAX + 64];
+		int said = 0;
+
+		snprintf(says, sizeof(says),
+			 "fio: runs a copy of %s whose "
+			 "directory= and filename= point into ",
+			 name);
+		for (size_t i = 0; i < json_object_array_length(notes); i++)
+			said += !strncmp(
+				json_object_get_string(
+					json_object_array_get_idx(notes, i)),
+				says, strlen(says));
+		assert_int_equal(said, 1);
+	}
 	/* Every job's figure compared on its own, none summed. */
 	for (int j = 0; j < n; j++) {
 		struct json_object *cmps = get(doc, "comparisons");
 		char metric[64];
 		int found = 0;
 
-		snprintf(metric, sizeof(metric), "%s_mbps", jobs[j]);
+		snprintf(metric, sizeof(metric), "%s_mbps", jobs[j].name);
 		for (size_t i = 0; i < json_object_array_length(cmps); i++)
 			found += !strcmp(
 				json_object_get_string(
@@ -128,8 +226,16 @@ static void stock_file(const char *name, const char *const *jobs, int n,
 
 static void test_ssd_test(void **state)
 {
-	static const char *const jobs[] = {"seq-read", "rand-read", "seq-write",
-					   "rand-write"};
+	static const struct stock_job jobs[] = {
+		{"seq-read", "read", "rw=read ",
+		 "sequential 4 KiB reads at QD4"},
+		{"rand-read", "read", "rw=randread ",
+		 "random 4 KiB reads at QD4"},
+		{"seq-write", "write", "rw=write ",
+		 "sequential 4 KiB writes at QD4"},
+		{"rand-write", "write", "rw=randwrite ",
+		 "random 4 KiB writes at QD4"},
+	};
 
 	(void)state;
 	stock_file("ssd-test.fio", jobs, 4, 4096);
@@ -137,7 +243,9 @@ static void test_ssd_test(void **state)
 
 static void test_rand_read(void **state)
 {
-	static const char *const jobs[] = {"file1"};
+	static const struct stock_job jobs[] = {
+		{"file1", "read", "rw=randread ", "random 4 KiB reads at QD16"},
+	};
 
 	(void)state;
 	stock_file("fio-rand-read.fio", jobs, 1, 4096);
@@ -145,7 +253,10 @@ static void test_rand_read(void **state)
 
 static void test_seq_read(void **state)
 {
-	static const char *const jobs[] = {"file1"};
+	static const struct stock_job jobs[] = {
+		{"file1", "read", "rw=read ",
+		 "sequential 256 KiB reads at QD16"},
+	};
 
 	(void)state;
 	stock_file("fio-seq-read.fio", jobs, 1, 256 << 10);
@@ -191,6 +302,67 @@ static void test_fio_errors(void **state)
 			fail_msg("no \"%s\" in: %s", bad[i].says, err);
 		assert_int_equal(stat(out, &st), -1);
 	}
+	assert_int_equal(leftovers_recorded(tmp, ids_file), 0);
+}
+
+/* run with the job file `file` and --fio-size `size` (NULL: the file's)
+ * on plain in scratch; its exit status. */
+static int fit_run(const char *file, const char *scratch, const char *size,
+		   const char *out)
+{
+	const char *args[] = {"-w",	    "fio",	 "--fio-job",
+			      file,	    "-t",	 "plain",
+			      "-n",	    "1",	 "--fio-runtime",
+			      "200ms",	    "--scratch", scratch,
+			      "--fio-size", size};
+
+	return run_in(out, args, size ? 14 : 12);
+}
+
+/* A job file too big for the scratch folder is refused before anything
+ * is made, in one line naming what would fit and the options that
+ * shrink it; and what it names is true: that size runs, 8 MiB more is
+ * refused. The scratch folder: a 160 MiB tmpfs of the test's own. */
+static void test_would_fit(void **state)
+{
+	char file[PATH_MAX], out[PATH_MAX], size[32];
+	const char *err, *at;
+	struct json_object *doc;
+	struct stat st;
+	unsigned fits = 0;
+
+	(void)state;
+	snprintf(small, sizeof(small), "%s/small", tmp);
+	assert_int_equal(mkdir(small, 0700), 0);
+	if (mount("tmpfs", small, "tmpfs", 0, "size=160m")) {
+		small[0] = '\0';
+		fail_msg("mount tmpfs: %s", strerror(errno));
+	}
+	job_file("big.fio", "[j]\nrw=read\nsize=1g\n", file, sizeof(file));
+	snprintf(out, sizeof(out), "%s/big", tmp);
+	assert_int_equal(fit_run(file, small, NULL, out), 2);
+	err = run_output(tmp, "run", "stderr");
+	assert_int_equal(count_lines(err), 1);
+	at = strstr(err, "at most ");
+	if (!at || sscanf(at, "at most %u MiB would fit", &fits) != 1 ||
+	    !strstr(at, "would fit: shrink it with --fio-size, "
+			"--fio-runtime or --scale"))
+		fail_msg("no \"would fit\" in: %s", err);
+	assert_int_equal(stat(out, &st), -1);
+	assert_true(fits > 8);
+	/* 8 MiB more than it says: refused the same way. */
+	snprintf(size, sizeof(size), "%uM", fits + 8);
+	assert_int_equal(fit_run(file, small, size, out), 2);
+	assert_non_null(strstr(run_output(tmp, "run", "stderr"), "would fit"));
+	/* What it says: runs, its file read back. */
+	snprintf(size, sizeof(size), "%uM", fits);
+	doc = run_prog_results(tmp, "run", fit_run(file, small, size, out),
+			       out);
+	assert_non_null(doc);
+	assert_true(num(result_of(doc, "plain", "fio", "j_mbps"), "mean") > 0);
+	json_object_put(doc);
+	assert_int_equal(umount2(small, 0), 0);
+	small[0] = '\0';
 	assert_int_equal(leftovers_recorded(tmp, ids_file), 0);
 }
 
@@ -317,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_rand_read),
 		cmocka_unit_test(test_seq_read),
 		cmocka_unit_test(test_fio_errors),
+		cmocka_unit_test(test_would_fit),
 		cmocka_unit_test(test_cached),
 	};
 

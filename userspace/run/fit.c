@@ -64,13 +64,27 @@ uint64_t target_fs_bytes(const struct run_config *cfg)
 	return round_mib(5 * largest_workload(cfg, &name, &shrink) + 256 * MiB);
 }
 
-void target_fit_hint(const struct run_config *cfg, uint64_t room, char *buf,
-		     size_t len)
+void target_fit_hint(const struct run_config *cfg, uint64_t room, bool built,
+		     char *buf, size_t len)
 {
 	const char *big, *shrink;
-	uint64_t most = largest_workload(cfg, &big, &shrink), fits;
-	/* workload_fit_bytes' need, solved for the workload's own bytes. */
-	fits = room > 64 * MiB ? (room - 64 * MiB) / 5 * 4 : 0;
+	uint64_t most = largest_workload(cfg, &big, &shrink), fits, mkfs = 0;
+	uint64_t given = cfg->room_bytes;
+
+	/*
+	 * workload_fit_bytes' need (1.25 x + 64 MiB), solved for the
+	 * workload's own bytes x; a target built here also writes mkfs's
+	 * sixteenth of its room, which grows with x (5 x + 256 MiB) unless
+	 * --room fixed it: 1.5625 x + 80 MiB in all.
+	 */
+	if (built && given)
+		mkfs = given / 16;
+	if (room <= 64 * MiB + mkfs)
+		fits = 0;
+	else if (built && !given)
+		fits = room > 80 * MiB ? (room - 80 * MiB) / 25 * 16 : 0;
+	else
+		fits = (room - 64 * MiB - mkfs) / 5 * 4;
 	if (!big) {
 		snprintf(buf, len, "%s", "");
 		return;

@@ -61,15 +61,14 @@ static int check_space(const struct run_config *cfg)
 	room = target_fs_bytes(cfg);
 	need = (workload_fit_bytes(cfg) + room / 16) * built;
 	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
-	/* The hint solves for the data: mkfs's share of each room aside. */
 	per = built ? avail / built : avail;
-	target_fit_hint(cfg, per > room / 16 ? per - room / 16 : 0, hint,
-			sizeof(hint));
+	target_fit_hint(cfg, per, true, hint, sizeof(hint));
 	if (need > avail)
-		RUN_BAD("the workloads' data does not fit: %d targets write up "
-			"to %llu MiB in '%s' (their %llu MiB rooms are "
-			"sparse), %llu MiB free%s",
-			built, (unsigned long long)(need / MiB), cfg->scratch,
+		RUN_BAD("the workloads' data does not fit: %d target%s up "
+			"to %llu MiB in '%s' (%llu MiB rooms, sparse), %llu "
+			"MiB free%s",
+			built, built == 1 ? " writes" : "s write",
+			(unsigned long long)(need / MiB), cfg->scratch,
 			(unsigned long long)(room / MiB),
 			(unsigned long long)(avail / MiB), hint);
 	return 0;

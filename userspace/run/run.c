@@ -70,7 +70,7 @@ static int validate_user_targets(const struct run_config *cfg)
 			RUN_BAD("target %s=%s: %s", name, path,
 				strerror(errno));
 		avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
-		target_fit_hint(cfg, avail, why, sizeof(why));
+		target_fit_hint(cfg, avail, false, why, sizeof(why));
 		if (need > avail)
 			RUN_BAD("target %s=%s: the largest workload does not "
 				"fit: it needs %llu MiB, %llu MiB free%s",

@@ -104,9 +104,11 @@ uint64_t workload_fit_bytes(const struct run_config *cfg);
 uint64_t largest_workload(const struct run_config *cfg, const char **name,
 			  const char **shrink);
 /* "; fio wants N MiB of files, at most M MiB would fit: shrink it
- * with --fio-size, ..." for a target of `room` bytes. */
-void target_fit_hint(const struct run_config *cfg, uint64_t room, char *buf,
-		     size_t len);
+ * with --fio-size, ..." for a target with `room` bytes free: a user's
+ * folder, or (built) the share of the scratch folder one built target
+ * has, which its mkfs also writes to. */
+void target_fit_hint(const struct run_config *cfg, uint64_t room, bool built,
+		     char *buf, size_t len);
 /* What results.json records of cfg (report/json.c writes it). */
 void run_options_of(const struct run_config *cfg, struct run_options *o);
 /* SIGINT, SIGTERM, SIGHUP set workload_stop: every stage unwinds. */
