@@ -322,6 +322,16 @@ static __always_inline int on_sys_enter(__u64 *ctx)
 			      sys_arg((struct pt_regs *)ctx[0], 0),
 			      sys_arg((struct pt_regs *)ctx[0], 1),
 			      sys_arg((struct pt_regs *)ctx[0], 2), now);
+		/* A reaping call is the caller's own wait, split by what
+		 * woke it as a blocking call's is: io_getevents, or
+		 * io_uring_enter asked for min_complete completions. */
+		if (key == AIO_CALL_IO_GETEVENTS ||
+		    key == AIO_CALL_IO_PGETEVENTS ||
+		    (key == AIO_CALL_IO_URING_ENTER &&
+		     (__u32)sys_arg((struct pt_regs *)ctx[0], 2))) {
+			pid_mark((__u32)pid_tgid, PID_CALLER);
+			sys_call_start((__u32)pid_tgid, EB_OP_REAP, now);
+		}
 		return 0;
 	}
 	pid_tgid = bpf_get_current_pid_tgid();
@@ -430,7 +440,10 @@ static __always_inline int on_sys_exit(__u64 *ctx)
 	if (!t)
 		return 0;
 	sys_call_end(tid, t, now);
-	pid_unmark(tid, PID_CALLER);
+	/* An async caller stays marked: its I/Os are followed between its
+	 * calls too (aio_sub). */
+	if (!aio_any || !bpf_map_lookup_elem(&aio_sub, &tid))
+		pid_unmark(tid, PID_CALLER);
 	return 0;
 }
 

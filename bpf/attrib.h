@@ -39,6 +39,10 @@ enum eb_op {
 	EB_OP_SYNC,   /* fsync, fdatasync, sync_file_range, syncfs */
 	EB_OP_CREATE, /* open with O_CREAT, creat, mkdir, unlink, rename */
 	EB_OP_COPY,   /* copy_file_range, sendfile, splice */
+	/* An async caller's own wait for its I/Os' completions: io_getevents,
+	 * io_pgetevents, io_uring_enter with min_complete (aio_io.bpf.h
+	 * follows the I/Os themselves). */
+	EB_OP_REAP,
 	NR_OPS,
 };
 

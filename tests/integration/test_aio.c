@@ -142,7 +142,7 @@ static void engine_run(const char *engine)
 {
 	struct json_object *doc =
 		fio_run(engine, "plain,fscrypt", engine, "4k", "64M", "3");
-	struct json_object *v;
+	struct json_object *v, *w;
 	const char *summary;
 
 	check_clat(doc, "plain", engine);
@@ -153,6 +153,21 @@ static void engine_run(const char *engine)
 	if (!strstr(summary, "device-bound") ||
 	    !strstr(summary, "completion latency is the device"))
 		fail_msg("plain %s verdict: %s", engine, summary);
+	/* The caller's own wait in its reaping calls (io_getevents, or
+	 * io_uring_enter with min_complete), split by what woke it as a
+	 * blocking call's: all of their time, most of it the device's at
+	 * QD4 on plain, and in the read verdict's evidence. */
+	w = wait_checked(get(attrib_of(doc, "plain", "reap"), "wait"));
+	assert_true(json_object_get_uint64(get(w, "syscalls")) > 100);
+	assert_true(json_object_get_uint64(get(get(w, "ns"), "device")) >
+		    json_object_get_uint64(get(w, "total_ns")) / 2);
+	summary = json_object_get_string(
+		get(verdict_of(doc, "plain", "reap"), "summary"));
+	fprintf(stderr, "# plain %s reaping: %s\n", engine, summary);
+	if (!strstr(summary, "reaps are device-bound"))
+		fail_msg("plain %s reaping: %s", engine, summary);
+	assert_non_null(strstr(json_object_to_json_string(get(v, "evidence")),
+			       "in its reaping calls: reaps are device-bound"));
 	json_object_put(doc);
 	assert_int_equal(leftovers_recorded(tmp, ids_file), 0);
 }

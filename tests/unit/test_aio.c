@@ -293,6 +293,62 @@ static void test_job_named_and_page_cache(void **state)
 	assert_true(fabs(v.phase_ns - 900 * 25.0 * US) < 1);
 }
 
+/* A phase's reaping calls (op reap): their side is the op of most of the
+ * phase's async I/Os, their verdict no headline but the async verdict's
+ * evidence. */
+static void test_reaping_is_evidence(void **state)
+{
+	const uint64_t us[NR_LAYERS] = {[LAYER_FS] = 20, [LAYER_DEVICE] = 300};
+	struct results *r = calloc(1, sizeof(*r));
+	struct snap_aio s = {0};
+	struct attribution *io, *reap;
+
+	(void)state;
+	assert_non_null(r);
+	put(&s, us, 80, 0, 10);
+	io = &r->attrib[0];
+	reap = &r->attrib[1];
+	attribution_of(&s, "plain", io);
+	*reap = *io;
+	memset(&reap->aio, 0, sizeof(reap->aio));
+	reap->op = EB_OP_REAP;
+	reap->layers[LAYER_SYSCALL].state = LAYER_MEASURED;
+	reap->layers[LAYER_SYSCALL].count = 500;
+	reap->layers[LAYER_SYSCALL].sum_ns = 500 * 90 * US;
+	reap->layers[LAYER_SYSCALL].mean_ns = 90 * US;
+	r->nr_attrib = 2;
+	analyse_verdicts(r);
+	assert_int_equal(r->nr_verdicts, 2);
+	assert_int_equal(reap->reap_side, EB_OP_READ);
+	assert_true(attrib_reads(reap));
+	assert_true(r->verdicts[0].headline);
+	assert_false(r->verdicts[1].headline);
+	assert_true(r->verdicts[1].summary[0] != '\0');
+	{
+		char want[DETAIL_LEN + 64];
+		bool found = false;
+
+		snprintf(want, sizeof(want),
+			 "the caller's own wait for them, in its reaping "
+			 "calls: %s",
+			 r->verdicts[1].summary);
+		for (int i = 0; i < r->verdicts[0].nr_evidence; i++) {
+			const char *e = r->verdicts[0].evidence[i];
+
+			/* Cut at DETAIL_LEN: a prefix of what it says. */
+			found |= strlen(e) > 60 && !strncmp(e, want, strlen(e));
+		}
+		assert_true(found);
+	}
+	/* A write job's reaping waits on the write side. */
+	io->op = EB_OP_WRITE;
+	io->aio.ios = NIOS;
+	analyse_verdicts(r);
+	assert_int_equal(reap->reap_side, EB_OP_WRITE);
+	assert_false(attrib_reads(reap));
+	free(r);
+}
+
 /* Nothing followed, only timed: its mean, not a zero that reads as
  * -100 % against fio's clat. */
 static void test_unlinked_only(void **state)
@@ -375,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_unlinked_only),
 		cmocka_unit_test(test_job_words),
 		cmocka_unit_test(test_job_named_and_page_cache),
+		cmocka_unit_test(test_reaping_is_evidence),
 		cmocka_unit_test(test_fio_clat),
 		cmocka_unit_test(test_fio_clat_weighed_by_ios),
 	};

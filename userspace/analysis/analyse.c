@@ -88,6 +88,27 @@ static const struct target_info *target_info_of(const struct results *r,
 	return NULL;
 }
 
+static bool same_phase(const struct attribution *a, const struct attribution *b)
+{
+	return !strcmp(a->target, b->target) &&
+	       !strcmp(a->workload, b->workload) && !strcmp(a->job, b->job);
+}
+
+/* A reaping call's side: the op of most of its phase's async I/Os. */
+static int reap_side_of(const struct results *r, const struct attribution *a)
+{
+	uint64_t n[2] = {0, 0};
+
+	for (int i = 0; i < r->nr_attrib; i++) {
+		const struct attribution *o = &r->attrib[i];
+
+		if ((o->op == EB_OP_READ || o->op == EB_OP_WRITE) &&
+		    same_phase(o, a))
+			n[o->op == EB_OP_WRITE] += o->aio.ios + o->aio.unlinked;
+	}
+	return n[1] > n[0] ? EB_OP_WRITE : EB_OP_READ;
+}
+
 void analyse_verdicts(struct results *r)
 {
 	r->nr_verdicts = 0;
@@ -95,6 +116,7 @@ void analyse_verdicts(struct results *r)
 		struct attribution *a = &r->attrib[i];
 		const struct result *x = observed_metric(r, a);
 
+		a->reap_side = reap_side_of(r, a);
 		a->untraced_scale = 0;
 		a->traced_slower = false;
 		a->observed[0] = '\0';
@@ -126,19 +148,28 @@ void analyse_verdicts(struct results *r)
 	 * then the headlines. Verdict i is attribution i's. */
 	for (int i = 0, first = 0; i <= r->nr_verdicts; i++) {
 		const struct attribution *f = &r->attrib[first];
-		int write = -1, sync = -1;
+		int write = -1, sync = -1, reap = -1;
 
-		if (i < r->nr_verdicts &&
-		    !strcmp(r->attrib[i].target, f->target) &&
-		    !strcmp(r->attrib[i].workload, f->workload) &&
-		    !strcmp(r->attrib[i].job, f->job))
+		if (i < r->nr_verdicts && same_phase(&r->attrib[i], f))
 			continue;
 		for (int k = first; k < i; k++) {
 			if (r->attrib[k].op == EB_OP_WRITE)
 				write = k;
 			else if (r->attrib[k].op == EB_OP_SYNC)
 				sync = k;
+			else if (r->attrib[k].op == EB_OP_REAP)
+				reap = k;
 		}
+		/* An async job's verdict carries its caller's own wait for
+		 * the I/Os, split by what woke it. */
+		for (int k = first; reap >= 0 && k < i; k++)
+			if (k != reap && aio_dominant(&r->attrib[k]) &&
+			    r->verdicts[reap].summary[0])
+				verdict_add_evidence(
+					&r->verdicts[k],
+					"the caller's own wait for them, in "
+					"its reaping calls: %s",
+					r->verdicts[reap].summary);
 		if (write >= 0 && sync >= 0)
 			verdict_write_phase(&r->attrib[write], &r->attrib[sync],
 					    baseline_of(r, &r->attrib[write]),

@@ -110,6 +110,18 @@ int attribute(const struct phase_figures *f, const char *target,
 int attribute_snapshot(const struct snapshot *s,
 		       struct attribution out[NR_OPS]);
 
+/* The op whose cipher direction a's waits are on: a reaping call's is
+ * the I/Os it reaps (reap_side, analyse_verdicts), any other op its own. */
+static inline int attrib_side(const struct attribution *a)
+{
+	return a->op == EB_OP_REAP ? a->reap_side : a->op;
+}
+
+static inline bool attrib_reads(const struct attribution *a)
+{
+	return attrib_side(a) == EB_OP_READ;
+}
+
 /* aio.c. Op's per-I/O means of async I/O from a snapshot's counters;
  * whether a's op is mostly async I/O (then its verdict is verdict_aio's);
  * fio's own clat mean of a's job beside a's (r: the run's results); the

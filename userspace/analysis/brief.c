@@ -131,7 +131,8 @@ void verdict_brief(const struct attribution *a, const struct attribution *b,
 	f = verdict_untraced_factor(a, b, total);
 	for (int g = 0; g < NR_WAIT_GROUPS; g++)
 		group[g] *= f;
-	put_causes(out->brief, len, &n, group, total * f, b != NULL, a->op, t);
+	put_causes(out->brief, len, &n, group, total * f, b != NULL,
+		   attrib_side(a), t);
 	if (dom == 0 && t && t->encrypted && !strstr(t->kind, "cipher_null"))
 		put(out->brief, len, &n, "; cipher driver %s, %s",
 		    t->encryption.driver[0] ? t->encryption.driver : "unknown",
@@ -152,8 +153,9 @@ void verdict_headlines(struct verdict *v, int n)
 		bool asked = v[i].op == EB_OP_READ || v[i].op == EB_OP_WRITE;
 
 		timed |= v[i].phase_ns > 0;
+		/* Reaping is the async verdict's evidence, not its own. */
 		v[i].headline =
-			v[i].phase_ns > 0 &&
+			v[i].op != EB_OP_REAP && v[i].phase_ns > 0 &&
 			v[i].phase_ns >=
 				(asked ? MINOR_SHARE : HEADLINE_SHARE) * sum;
 	}

@@ -278,7 +278,7 @@ static double contention_ns(const struct attribution *a)
 		   wait_added_behind(w, NULL, WORKER_CRYPT);
 
 	c += dev * device_runq_part(a);
-	if (a->op == EB_OP_READ)
+	if (attrib_reads(a))
 		c += part_of((double)(w->ns[LAYER_CRYPT] +
 				      w->ns[LAYER_CRYPT_QUEUE]) /
 				     calls,
@@ -403,7 +403,7 @@ static void summary(const struct attribution *a, const struct attribution *b,
 			 ", %s of it runnable while that work held the CPUs",
 			 z);
 	k = more_causes(more, sizeof(more), order, n, shown, whole * f,
-			b != NULL, a->op, t, own);
+			b != NULL, attrib_side(a), t, own);
 	contention_clause(a, b, whole, cpu_named, u, cpu, sizeof(cpu));
 	/* The holders go with the CPU group's clause when it is named. */
 	if (cpu_named && cpu[0] && dom != G_CPU && k < sizeof(more))
@@ -414,8 +414,9 @@ static void summary(const struct attribution *a, const struct attribution *b,
 		verdict_slower(slower, sizeof(slower), a, b, total, opn, true);
 		snprintf(out->summary, sizeof(out->summary),
 			 "%s are %s: %s adds %s per %s%s (%.0f %%)%s%s%s%s",
-			 ops, slower, group_what_own(dom, a->op, t, own), x,
-			 opn, held, 100.0 * group[dom] / whole,
+			 ops, slower,
+			 group_what_own(dom, attrib_side(a), t, own), x, opn,
+			 held, 100.0 * group[dom] / whole,
 			 dom == G_CPU ? cpu : "", tail, more,
 			 cpu_named ? "" : cpu);
 	} else {
@@ -424,8 +425,8 @@ static void summary(const struct attribution *a, const struct attribution *b,
 			 "%s%s%s%s%s%s",
 			 ops, group_bound[dom],
 			 whole > 0 ? 100.0 * group[dom] / whole : 0.0, u->time,
-			 x, y, opn, group_what_own(dom, a->op, t, own), held,
-			 dom == G_CPU ? cpu : "", tail, more,
+			 x, y, opn, group_what_own(dom, attrib_side(a), t, own),
+			 held, dom == G_CPU ? cpu : "", tail, more,
 			 cpu_named ? "" : cpu);
 	}
 }
@@ -510,7 +511,7 @@ static void contention_line(const struct attribution *a,
 		b ? " (" : "", b ? c4 : "", b ? " on the baseline)" : "");
 	/* A kthread that drains a tree of clones: its wait is per wakeup.
 	 * It serves writes, which reads do not wait for. */
-	if (!wt_waits || a->op == EB_OP_READ)
+	if (!wt_waits || attrib_reads(a))
 		return;
 	fmt_ns(c1, sizeof(c1),
 	       (double)w->workers[WORKER_DMCRYPT_WRITE].runq_ns /
@@ -737,7 +738,7 @@ bool verdict_headline(const struct attribution *a,
 	} else {
 		components_line(out, "waits", u->one, added, total);
 	}
-	near_bar_line(group, dom, gross_of(group), a->op, t, out);
+	near_bar_line(group, dom, gross_of(group), attrib_side(a), t, out);
 	if (u->per_call)
 		verdict_why_lines(a, out);
 	return true;
@@ -767,7 +768,7 @@ void verdict_wait(const struct attribution *a, const struct attribution *b,
 	}
 	/* Crypto workers are counted per phase, not per op: they are the
 	 * read side's (decrypt work), dm-crypt's writes aside. */
-	if (a->op == EB_OP_READ)
+	if (attrib_reads(a))
 		workqueue_line(a, t, out);
 	zfs_taskq_line(a, opn, out);
 	zfs_taskq_runq_line(a, opn, out);
@@ -775,7 +776,7 @@ void verdict_wait(const struct attribution *a, const struct attribution *b,
 	for (int i = 0; t && i < t->nr_notes; i++)
 		if (strstr(t->notes[i], "O_DIRECT"))
 			verdict_add_evidence(out, "%s", t->notes[i]);
-	if (a->op == EB_OP_READ)
+	if (attrib_reads(a))
 		ceilings_line(a, b, out);
 	if (a->op == EB_OP_WRITE)
 		writeback_lines(a, out);

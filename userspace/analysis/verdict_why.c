@@ -155,11 +155,11 @@ static bool own_context_summary(const struct attribution *a,
 		wait_per_call(w, w->oncpu_crypt_ns) -
 		(b ? wait_per_call(&b->wait, b->wait.oncpu_crypt_ns) : 0.0);
 	char arc[200] = "", xs[32], ds[32];
-	const char *what = a->op == EB_OP_READ ? "decryption" : "encryption";
+	const char *what = attrib_reads(a) ? "decryption" : "encryption";
 
 	if (crypto <= 0 || own < 0.5 * crypto || total <= 0)
 		return false;
-	if (t && !strcmp(t->kind, "zfs") && a->op == EB_OP_READ)
+	if (t && !strcmp(t->kind, "zfs") && attrib_reads(a))
 		arc_clause(w, arc, sizeof(arc));
 	fmt_ns(xs, sizeof(xs), own);
 	fmt_ns(ds, sizeof(ds), total);
@@ -171,14 +171,14 @@ static bool own_context_summary(const struct attribution *a,
 			 "%s are %s: %s in the %s's own context adds %s per "
 			 "%s%s%s",
 			 ops, slower, what,
-			 a->op == EB_OP_READ ? "reader" : "caller", xs, opn,
-			 arc, cipher);
+			 attrib_reads(a) ? "reader" : "caller", xs, opn, arc,
+			 cipher);
 	} else {
 		snprintf(out->summary, sizeof(out->summary),
 			 "%.0f %% of %s time is %s in the %s's own context (%s "
 			 "of %s per %s)%s%s",
 			 100.0 * own / total, opn, what,
-			 a->op == EB_OP_READ ? "reader" : "caller", xs, ds, opn,
+			 attrib_reads(a) ? "reader" : "caller", xs, ds, opn,
 			 arc, cipher);
 	}
 	return true;

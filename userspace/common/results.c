@@ -32,7 +32,7 @@ static const char *const layer_state_names[NR_LAYER_STATES] = {
 static const char *const op_names[NR_OPS] = {
 	[EB_OP_READ] = "read", [EB_OP_WRITE] = "write",
 	[EB_OP_SYNC] = "sync", [EB_OP_CREATE] = "create",
-	[EB_OP_COPY] = "copy",
+	[EB_OP_COPY] = "copy", [EB_OP_REAP] = "reap",
 };
 
 /* The calls each op groups (ops.c's table), for the text that shows a
@@ -43,13 +43,15 @@ static const char *const op_calls[NR_OPS] = {
 	[EB_OP_SYNC] = "fsync/fdatasync/sync_file_range/syncfs",
 	[EB_OP_CREATE] = "open(O_CREAT)/creat/mkdir/unlink/rmdir/rename",
 	[EB_OP_COPY] = "copy_file_range/sendfile/splice",
+	[EB_OP_REAP] = "io_getevents/io_pgetevents/io_uring_enter waiting for "
+		       "completions",
 };
 
 /* Plural for sentences: "reads are crypto-bound". */
 static const char *const op_plurals[NR_OPS] = {
 	[EB_OP_READ] = "reads",	 [EB_OP_WRITE] = "writes",
 	[EB_OP_SYNC] = "syncs",	 [EB_OP_CREATE] = "creates",
-	[EB_OP_COPY] = "copies",
+	[EB_OP_COPY] = "copies", [EB_OP_REAP] = "reaps",
 };
 
 static int index_of(const char *const *names, int nr, const char *name)

@@ -426,6 +426,9 @@ struct attribution {
 	 * several at once "a+b"), "" when it is the whole workload. */
 	char job[NAME_LEN];
 	int op; /* enum eb_op */
+	/* EB_OP_REAP: the op of the I/Os reaped (EB_OP_READ unless the
+	 * phase's async I/Os are mostly writes). */
+	int reap_side;
 	uint64_t syscall_mean_ns;
 	double closure_pct; /* sum of non-syscall layers' busy / syscall busy */
 	struct layer_result layers[NR_LAYERS];

@@ -163,6 +163,8 @@ void report_snap_aio_from(int *err, struct json_object *root,
 	ops = jget_object(err, o, "ops");
 	jctx_push("ops", -1);
 	for (int op = 0; !*err && op < NR_OPS; op++) {
+		if (op_absent(ops, op))
+			continue;
 		e = jget_object(err, ops, op_name(op));
 		jctx_push(op_name(op), -1);
 		for (const struct u64_field *f = aio_stat_fields; f->name;

@@ -55,8 +55,11 @@ static void per_op_stats_from(int *err, struct json_object *o, const char *key,
 
 	jctx_push(key, -1);
 	for (int op = 0; !*err && op < NR_OPS; op++) {
-		struct json_object *e = jget_object(err, ops, op_name(op));
+		struct json_object *e;
 
+		if (op_absent(ops, op))
+			continue;
+		e = jget_object(err, ops, op_name(op));
 		jctx_push(op_name(op), -1);
 		layer_stat_from(err, e, &s[op]);
 		jctx_pop();
@@ -75,6 +78,8 @@ static void layer_from(int *err, struct json_object *o, int l,
 		char name[32];
 		int v;
 
+		if (op_absent(st, op))
+			continue;
 		jctx_push("state", -1);
 		jget_str(err, st, op_name(op), name, sizeof(name));
 		v = layer_state_from_name(name);
@@ -114,7 +119,8 @@ static void u64_per_op_from(int *err, struct json_object *o, const char *key,
 
 	jctx_push(key, -1);
 	for (int op = 0; op < NR_OPS; op++)
-		jget_u64(err, e, op_name(op), &v[op]);
+		if (!op_absent(e, op))
+			jget_u64(err, e, op_name(op), &v[op]);
 	jctx_pop();
 }
 
@@ -253,8 +259,11 @@ static void holders_from(int *err, struct json_object *o, struct snap_wait *w)
 	jctx_push("cpu_holders", -1);
 	for (int op = 0; o && !*err && op < NR_OPS; op++) {
 		struct json_object *a;
-		size_t n = jget_array(err, o, op_name(op), TOP_CPU_HOLDERS, &a);
+		size_t n;
 
+		if (op_absent(o, op))
+			continue;
+		n = jget_array(err, o, op_name(op), TOP_CPU_HOLDERS, &a);
 		w->nr_holders[op] = (int)n;
 		for (size_t i = 0; a && i < n; i++) {
 			struct json_object *e = json_object_array_get_idx(a, i);
@@ -293,8 +302,11 @@ static void wait_from(int *err, struct json_object *root, struct snapshot *s)
 	ops = jget_object(err, o, "ops");
 	jctx_push("ops", -1);
 	for (int op = 0; !*err && op < NR_OPS; op++) {
-		struct json_object *e = jget_object(err, ops, op_name(op));
+		struct json_object *e;
 
+		if (op_absent(ops, op))
+			continue;
+		e = jget_object(err, ops, op_name(op));
 		jctx_push(op_name(op), -1);
 		wait_op_from(err, e, &w->ops[op]);
 		jctx_pop();

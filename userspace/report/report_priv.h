@@ -94,6 +94,12 @@ struct json_object *jget_object_or_null(int *err, struct json_object *o,
 					const char *key);
 /* Is the member there (null included)? */
 bool jhas(struct json_object *o, const char *key);
+/* Op's member of a per-op object o is absent and may be: an op added after
+ * the files written before it (EB_OP_REAP); its figures stay zero. */
+static inline bool op_absent(struct json_object *o, int op)
+{
+	return op == EB_OP_REAP && o && !jhas(o, op_name(op));
+}
 /* Set the error (the first one sticks) with "is ..." after the name. */
 void jget_fail(int *err, int code, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
