@@ -171,20 +171,24 @@ struct {
 
 __u32 why_next_id = 0;
 
-/* The current stack's id in why_stacks, -1 if it has none (no stack, or
- * the map full). */
-static __always_inline long why_stackid(void *ctx)
+/* thr_wait.why_stack of a caller blocked in a tp_btf sched_switch: its
+ * stack not taken there but at its wakeup, and only for a block long
+ * enough to keep it (why_task_stackid). */
+#define WHY_DEFERRED (-2)
+
+static __always_inline struct why_frames *why_buf(void)
 {
-	__u32 zero = 0, id, *old;
-	struct why_frames *f = bpf_map_lookup_elem(&why_scratch, &zero);
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&why_scratch, &zero);
+}
+
+/* Frames f's id in why_stacks, -1 if it has none (the map full). */
+static __always_inline long why_id_of(struct why_frames *f)
+{
+	__u32 id, *old;
 	long err;
 
-	if (!f)
-		return -1;
-	/* bpf_get_stack zeroes what it does not fill: equal stacks are
-	 * equal keys. */
-	if (bpf_get_stack(ctx, f->ips, sizeof(f->ips), 0) <= 0)
-		return -1;
 	old = bpf_map_lookup_elem(&why_stacks, f);
 	if (old)
 		return *old;
@@ -199,6 +203,29 @@ static __always_inline long why_stackid(void *ctx)
 	/* Another CPU put the same stack in first. */
 	old = bpf_map_lookup_elem(&why_stacks, f);
 	return old ? *old : -1;
+}
+
+/* The current stack's id in why_stacks, -1 if it has none (no stack, or
+ * the map full). bpf_get_stack zeroes what it does not fill: equal stacks
+ * are equal keys. */
+static __always_inline long why_stackid(void *ctx)
+{
+	struct why_frames *f = why_buf();
+
+	if (!f || bpf_get_stack(ctx, f->ips, sizeof(f->ips), 0) <= 0)
+		return -1;
+	return why_id_of(f);
+}
+
+/* The same for task p, blocked: the stack it switched out with (from
+ * __schedule down; tp_btf only, p a trusted pointer). */
+static __always_inline long why_task_stackid(struct task_struct *p)
+{
+	struct why_frames *f = why_buf();
+
+	if (!f || bpf_get_task_stack(p, f->ips, sizeof(f->ips), 0) <= 0)
+		return -1;
+	return why_id_of(f);
 }
 
 static __always_inline struct wait_stat *wait_stat_of(__u32 op)
