@@ -261,7 +261,7 @@ static const struct layer_step fscrypt_recipe[] = {
 
 const struct target_kind fscrypt_target = {
 	.kind = "fscrypt",
-	.help = "ext4 -O encrypt, v2 policy AES-256-XTS/AES-256-CTS",
+	.help = "ext4 -O encrypt, a v2 policy (default AES-256-XTS/AES-256-CTS)",
 	.unavailable = fscrypt_unavailable,
 	.recipe = fscrypt_recipe,
 	.encrypted = true,
