@@ -9,8 +9,10 @@
  * mount describe it), be verified ciphertext on the device, and be
  * ranked; the table and the recommendation are printed; nothing is
  * left. Under TCG the ranking itself is not asserted (printed: CCM
- * against GCM). Where the guest has no ZFS (6.12) the zfs sweep must be
- * refused in one line instead.
+ * against GCM). And the cipher axes this host's kernel lacks: LUKS2's
+ * ciphers (Adiantum with XChaCha12 and 20) and fscrypt's contents modes
+ * (Adiantum, AES-128-CBC-ESSIV). Where the guest has no ZFS (6.12) the zfs
+ * sweep must be refused in one line instead.
  */
 #include <glob.h>
 #include <setjmp.h>
@@ -156,6 +158,53 @@ static void test_ecryptfs_ciphers(void **st)
 	assert_nothing_left();
 }
 
+static int key_bits(struct json_object *doc, const char *name)
+{
+	return json_object_get_int(
+		get(get(target_of(doc, name), "encryption"), "key_bits"));
+}
+
+/* The cipher axes this host's kernel lacks and Debian's have (the harness
+ * loads their modules): LUKS2's ciphers, each variant built with its
+ * cipher and key size (libcryptsetup's own volume key size), verified
+ * as ciphertext, ranked. */
+static void test_luks2_ciphers(void **st)
+{
+	const char *extra[] = {"--axes", "cipher", NULL};
+	struct json_object *doc;
+
+	(void)st;
+	doc = results("luks2", tune("luks2", extra));
+	assert_variant(doc, "luks2-default", "xts(aes)");
+	assert_variant(doc, "luks2-aes-xts-256", "xts(aes)");
+	assert_variant(doc, "luks2-adiantum-xchacha12",
+		       "adiantum(xchacha12,aes)");
+	assert_variant(doc, "luks2-adiantum-xchacha20",
+		       "adiantum(xchacha20,aes)");
+	assert_int_equal(key_bits(doc, "luks2-default"), 512);
+	assert_int_equal(key_bits(doc, "luks2-aes-xts-256"), 256);
+	assert_int_equal(key_bits(doc, "luks2-adiantum-xchacha12"), 256);
+	json_object_put(doc);
+	assert_nothing_left();
+}
+
+/* fscrypt's contents modes: Adiantum and AES-128-CBC-ESSIV policies on
+ * their own folders, as the kernel's crypto API names them. */
+static void test_fscrypt_contents(void **st)
+{
+	const char *extra[] = {"--axes", "contents", NULL};
+	struct json_object *doc;
+
+	(void)st;
+	doc = results("fscrypt", tune("fscrypt", extra));
+	assert_variant(doc, "fscrypt-default", "xts(aes)");
+	assert_variant(doc, "fscrypt-adiantum", "adiantum(xchacha12,aes)");
+	assert_variant(doc, "fscrypt-aes-128-cbc-essiv",
+		       "essiv(cbc(aes),sha256)");
+	json_object_put(doc);
+	assert_nothing_left();
+}
+
 static int setup(void **st)
 {
 	(void)st;
@@ -173,6 +222,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zfs_encryption),
 		cmocka_unit_test(test_ecryptfs_ciphers),
+		cmocka_unit_test(test_luks2_ciphers),
+		cmocka_unit_test(test_fscrypt_contents),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
