@@ -415,7 +415,7 @@ static bool cache_view(const struct aio_result *r)
 
 static void summary_cache(const struct aio_result *r,
 			  const struct aio_result *br, const char *base, int op,
-			  char *buf, size_t len)
+			  bool encrypted, char *buf, size_t len)
 {
 	char who[NAME_LEN + 32], lat[32], dev[32] = "", cmp[80] = "", part[32];
 	double p[NR_PARTS];
@@ -430,11 +430,13 @@ static void summary_cache(const struct aio_result *r,
 	n = (size_t)snprintf(
 		buf, len,
 		"%s: %llu of %llu I/Os were served by the page cache, with no "
-		"bio of their own (buffered I/O), at %s each%s: the device "
-		"and the %s are not in their latency",
+		"bio of their own (buffered I/O), at %s each%s: the device%s "
+		"not in their latency",
 		subject(r, who, sizeof(who)), (unsigned long long)r->unlinked,
 		(unsigned long long)(r->unlinked + r->ios), lat, cmp,
-		op == EB_OP_WRITE ? "encryption (at writeback)" : "decryption");
+		!encrypted	    ? " is"
+		: op == EB_OP_WRITE ? " and the encryption (at writeback) are"
+				    : " and the decryption are");
 	if (!r->ios || n >= len)
 		return;
 	parts_of(r, p);
@@ -461,7 +463,8 @@ void verdict_aio(const struct attribution *a, const struct attribution *b,
 		bool cmp = b && (b->aio.ios || b->aio.unlinked);
 
 		summary_cache(r, cmp ? &b->aio : NULL, cmp ? b->target : NULL,
-			      a->op, out->summary, sizeof(out->summary));
+			      a->op, t && t->encrypted, out->summary,
+			      sizeof(out->summary));
 		out->phase_ns = r->all_clat_ns * (double)(r->ios + r->unlinked);
 	} else {
 		summary_own(r, a->op, own, sizeof(own));

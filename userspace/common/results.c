@@ -43,8 +43,8 @@ static const char *const op_calls[NR_OPS] = {
 	[EB_OP_SYNC] = "fsync/fdatasync/sync_file_range/syncfs",
 	[EB_OP_CREATE] = "open(O_CREAT)/creat/mkdir/unlink/rmdir/rename",
 	[EB_OP_COPY] = "copy_file_range/sendfile/splice",
-	[EB_OP_REAP] = "io_getevents/io_pgetevents/io_uring_enter waiting for "
-		       "completions",
+	[EB_OP_REAP] = ("io_getevents/io_pgetevents/io_uring_enter waiting "
+			"for completions"),
 };
 
 /* Plural for sentences: "reads are crypto-bound". */
