@@ -84,7 +84,13 @@ for k in "${kernels[@]}"; do
             failed=$((failed + 1))
             echo "not ok $n - $name"
             if [[ -n "$status" ]]; then
-                echo "# exited $status in the guest; its output:"
+                # Why first: CI shows only a few lines past a "not ok", and
+                # a program's failed assertions come at the end of its
+                # output (cmocka's "file:line: error:" and fail_msg's
+                # "ERROR: ..." on stderr, the program's own "# " lines).
+                echo "# exited $status in the guest; why:"
+                grep -E -B2 'not ok|: error: |ERROR: ' <<<"$section" | grep -v '^--$' | head -n 30 | diag
+                echo "# its whole output:"
                 diag <<<"$section"
             else
                 echo "# the guest run failed (scripts/vm/run status $run_status); its output:"
