@@ -527,9 +527,20 @@ static __always_inline void aio_sys_exit(__u32 tid, long ret, __u64 now)
 	/* Accepted iocbs with no bio seen completed here, from the page
 	 * cache: in the ring's order, not followed, counted when reaped. */
 	if (call == AIO_CALL_IO_SUBMIT && ret > sub->n) {
+		__u64 k = ret - sub->n < AIO_SUB_KEYS ? ret - sub->n
+						      : AIO_SUB_KEYS;
+
 		s = aio_stat_of(sub->op);
-		for (int i = 0; i < AIO_SUB_KEYS && i < ret - sub->n; i++)
+		for (int i = 0; i < AIO_SUB_KEYS && i < k; i++)
 			aio_reap_push(tid, sub->op, true, now, s);
+		/* Each inside the call for all of it, as fio's slat has it:
+		 * a page cache hit's is short, a read waiting for another's
+		 * readahead (and its decryption) is not. */
+		if (s && sub->enter && now > sub->enter) {
+			__sync_fetch_and_add(&s->unlinked_sub, k);
+			__sync_fetch_and_add(&s->unlinked_sub_ns,
+					     k * (now - sub->enter));
+		}
 	}
 	for (int i = 0; i < AIO_SUB_KEYS && i < sub->n; i++) {
 		key = sub->keys[i];

@@ -360,6 +360,9 @@ struct aio_stat {
 	 * inside it) to its reaping, libaio's from io_submit's return to the
 	 * reaping call's. */
 	unsigned long long unlinked_ns;
+	/* libaio's of them, counted at io_submit's return, and the time
+	 * each spent inside it (the call's whole time). */
+	unsigned long long unlinked_sub, unlinked_sub_ns;
 	/* I/Os not followed: no room in the I/O map, or in the submitter's
 	 * reap slots (reaped short by these). */
 	unsigned long long dropped, reap_lost;

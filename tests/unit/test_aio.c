@@ -8,6 +8,7 @@
  * traced iterations is read beside ours.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include <cmocka.h>
 
 #include "analysis/analysis.h"
+#include "verdict_evidence.h"
 
 #define US   1000ull
 #define NIOS 1000ull
@@ -78,8 +80,19 @@ static void test_means_close(void **state)
 	assert_true(sum == a.aio.clat_ns);
 	assert_true(a.aio.sub_ns == 10.0 * US);
 	assert_true(aio_dominant(&a));
-	/* A blocking engine's calls outnumber the few async I/Os. */
+	/* A blocking engine's calls outnumber the few async I/Os, and
+	 * take longer together (100 us each). */
 	a.layers[LAYER_SYSCALL].count = 100000;
+	a.layers[LAYER_SYSCALL].sum_ns = 100000 * 100 * (uint64_t)US;
+	assert_false(aio_dominant(&a));
+	/* Fewer I/Os than fio's own short read() calls, but more time in
+	 * them: a slow job's (fio-seq-read.fio's on fscrypt, CI
+	 * 2026-12-04: 79 I/Os of 85 ms against 200 calls of 75 us). */
+	a.layers[LAYER_SYSCALL].count = 2 * NIOS;
+	a.layers[LAYER_SYSCALL].sum_ns = 2 * NIOS * 75 * (uint64_t)US;
+	assert_true(aio_dominant(&a));
+	/* Neither more I/Os nor more time: the blocking calls'. */
+	a.layers[LAYER_SYSCALL].sum_ns = 2 * NIOS * 400 * (uint64_t)US;
 	assert_false(aio_dominant(&a));
 }
 
@@ -357,6 +370,49 @@ static void test_reaping_is_evidence(void **state)
 	free(r);
 }
 
+/* Buffered libaio reads on fscrypt (fio-seq-read.fio, CI 2026-12-04):
+ * the followed ones, readahead's, decrypted inside io_submit; the many
+ * with no bio of their own are page cache hits only if they left
+ * io_submit soon: how long they stayed there decides, and is said. */
+static void test_unlinked_inside_io_submit(void **state)
+{
+	const uint64_t us[NR_LAYERS] = {[LAYER_FS] = 50};
+	struct snap_aio s = {0};
+	struct attribution a;
+	struct verdict v;
+
+	(void)state;
+	put(&s, us, 0, 0, 40000); /* 40 ms inside io_submit each */
+	s.ops[EB_OP_READ].in_call = NIOS;
+	s.ops[EB_OP_READ].unlinked = 5 * NIOS;
+	s.ops[EB_OP_READ].unlinked_ns = 5 * NIOS * 90000 * US;
+	s.ops[EB_OP_READ].unlinked_sub = 5 * NIOS;
+	s.ops[EB_OP_READ].unlinked_sub_ns = 5 * NIOS * 2000 * US;
+	attribution_of(&s, "fscrypt", &a);
+	assert_true(fabs(a.aio.unlinked_sub_ns - 2000.0 * US) < 1e-6);
+	/* 2 ms against 40: served from memory. */
+	verdict_aio(&a, NULL, NULL, &v);
+	if (!strstr(v.summary, "5000 of 6000 I/Os were served by the page "
+			       "cache"))
+		fail_msg("%s", v.summary);
+	if (!has_evidence(&v, "2.00 ms each inside io_submit (the followed "
+			      "ones 40.0 ms)"))
+		fail_msg("no io_submit time in the evidence");
+	/* 30 ms against 40: waiting there for the readahead, judged with
+	 * the followed ones on the submission's time, all 6000 of them. */
+	s.ops[EB_OP_READ].unlinked_sub_ns = 5 * NIOS * 30000 * US;
+	attribution_of(&s, "fscrypt", &a);
+	verdict_aio(&a, NULL, NULL, &v);
+	if (strstr(v.summary, "page cache") ||
+	    !strstr(v.summary, "latency inside io_submit"))
+		fail_msg("%s", v.summary);
+	if (!has_evidence(&v, "5000 I/Os with no bio of their own took 30.0 "
+			      "ms each inside io_submit, the followed ones "
+			      "40.0 ms: not page cache hits"))
+		fail_msg("no 'not page cache hits' evidence");
+	assert_true(fabs(v.phase_ns - 6000 * 40000.0 * US) < 1);
+}
+
 /* Nothing followed, only timed: its mean, not a zero that reads as
  * -100 % against fio's clat. */
 static void test_unlinked_only(void **state)
@@ -437,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_buffered_in_call),
 		cmocka_unit_test(test_fio_clat_of_its_side),
 		cmocka_unit_test(test_unlinked_only),
+		cmocka_unit_test(test_unlinked_inside_io_submit),
 		cmocka_unit_test(test_job_words),
 		cmocka_unit_test(test_job_named_and_page_cache),
 		cmocka_unit_test(test_reaping_is_evidence),

@@ -14,6 +14,7 @@
 
 #include "stats/stats.h"
 #include "analysis/analysis.h"
+#include "verdict_evidence.h"
 
 #define MS  1000000ull
 #define SEC 1000000000ull
@@ -70,14 +71,6 @@ static void fscrypt_target(struct target_info *t)
 	snprintf(t->encryption.driver, sizeof(t->encryption.driver),
 		 "xts(ecb(aes-fixed-time))");
 	t->encryption.hw_accel = false;
-}
-
-static bool has_evidence(const struct verdict *v, const char *needle)
-{
-	for (int i = 0; i < v->nr_evidence; i++)
-		if (strstr(v->evidence[i], needle))
-			return true;
-	return false;
 }
 
 #define assert_contains(hay, needle)                                           \

@@ -176,6 +176,15 @@ static void test_headlines(void **state)
 	v[1].phase_ns = 106;
 	verdict_headlines(v, 4);
 	assert_true(v[1].headline);
+	/* Reaping is no headline, nor in the sum the shares are of: the
+	 * write's 106 stays 5 % of the phase beside 1000 of reaping. */
+	v[3].op = EB_OP_REAP;
+	v[3].phase_ns = 1000;
+	verdict_headlines(v, 4);
+	assert_true(v[0].headline && v[1].headline);
+	assert_false(v[3].headline);
+	v[3].op = EB_OP_CREATE;
+	v[3].phase_ns = 0;
 	/* A workload without reads or writes: its slow op stands alone. */
 	v[0].op = v[1].op = EB_OP_CREATE;
 	v[0].phase_ns = v[1].phase_ns = 1;

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "analysis/analysis.h"
+#include "verdict_evidence.h"
 
 #define US 1000ull
 #define MS 1000000ull
@@ -417,15 +418,6 @@ static void test_zfs_taskq_wakers(void **state)
  * system, outside the caller's components; the write-side crypt from
  * samples is the callers' crypt in write and sync plus the workers'.
  */
-/* Whether an evidence line of v holds text. */
-static bool evidence_has(const struct verdict *v, const char *text)
-{
-	for (int i = 0; i < v->nr_evidence; i++)
-		if (strstr(v->evidence[i], text))
-			return true;
-	return false;
-}
-
 static void test_writeback_samples(void **state)
 {
 	uint64_t comps[NR_LAYERS] = {
@@ -485,18 +477,18 @@ static void test_writeback_samples(void **state)
 	a.layers[LAYER_CRYPT].state = LAYER_FALLBACK;
 	a.layers[LAYER_CRYPT].sum_ns = wait_sampled_write_crypt_ns(&ws);
 	verdict_wait(&a, NULL, NULL, true, &v);
-	assert_true(evidence_has(&v, "writeback workers (wb_workfn) were on a "
+	assert_true(has_evidence(&v, "writeback workers (wb_workfn) were on a "
 				     "CPU 900 ms in cipher code and 100 ms in "
 				     "the file system's writeback (250 "
 				     "samples)"));
-	assert_true(evidence_has(&v, "enciphers 112.1 MB/s per CPU"));
+	assert_true(has_evidence(&v, "enciphers 112.1 MB/s per CPU"));
 	/* Not sampled (an older kernel without wb_workfn): no line. */
 	ws.wb_sampled = false;
 	wait_result_from(&ws, EB_OP_WRITE, &a.wait);
 	assert_false(a.wait.writeback.sampled);
 	assert_true(wait_sampled_write_crypt_ns(&ws) == 35 * MS);
 	verdict_wait(&a, NULL, NULL, true, &v);
-	assert_false(evidence_has(&v, "writeback workers"));
+	assert_false(has_evidence(&v, "writeback workers"));
 }
 
 /*
@@ -533,7 +525,7 @@ static void test_every_cause_over_the_bar(void **state)
 	if (!crypto || !device || !cpu || !(crypto < device && device < cpu))
 		fail_msg("causes not all named, largest first: %s", v.summary);
 	assert_null(strstr(v.summary, "file system"));
-	assert_true(evidence_has(&v, "near the 15 % bar for naming a cause: "
+	assert_true(has_evidence(&v, "near the 15 % bar for naming a cause: "
 				     "time in the file system (page cache, "
 				     "journal, locks) 13 %"));
 	/* A component that shrinks on the target (decryption pacing the
@@ -655,7 +647,7 @@ static void test_write_phase_headline(void **state)
 			       "waiting for encryption adds 18.8 ms per MiB"))
 		fail_msg("%s", v.summary);
 	assert_int_equal(v.op, EB_OP_WRITE);
-	assert_true(evidence_has(&v, "per call: write() 1.00 ms per call "
+	assert_true(has_evidence(&v, "per call: write() 1.00 ms per call "
 				     "(-90 % over plain's 10.0 ms), fsync() "
 				     "1.52 s per call (+15100 % over plain's "
 				     "10.0 ms)"));
@@ -738,7 +730,7 @@ static void test_times_are_the_untraced(void **state)
 		assert_int_equal(v.nr_evidence, n);
 		f.traced_slower = true;
 		verdict_observer_evidence(&f, &x, &v);
-		assert_true(evidence_has(&v, "the traced iterations' read_s "
+		assert_true(has_evidence(&v, "the traced iterations' read_s "
 					     "was beyond the untraced ones' 95 "
 					     "% interval (tracing added 41.5 % "
 					     "[+12.0, +71.0])"));

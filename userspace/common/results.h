@@ -413,6 +413,9 @@ struct aio_result {
 	 * with the unlinked ones' (io_uring: submission to completion;
 	 * libaio: io_submit's return to the reaping). */
 	double all_clat_ns;
+	/* libaio's unlinked I/Os' mean time inside io_submit (0: none
+	 * seen, or an older file). */
+	double unlinked_sub_ns;
 	/* What the job's I/Os are, "random 4 KiB reads at QD4" (aio_job.c;
 	 * "" when the run's parameters do not say). */
 	char job_words[NAME_LEN];

@@ -57,6 +57,7 @@ struct json_object *report_aio_json(const struct aio_result *a)
 	err |= jadd_double(o, "fio_clat_us", a->fio_clat_us);
 	err |= jadd_double(o, "fio_diff_pct", a->fio_diff_pct);
 	err |= jadd_double(o, "all_clat_ns", a->all_clat_ns);
+	err |= jadd_double(o, "unlinked_sub_ns", a->unlinked_sub_ns);
 	return jbuilt(o, err);
 }
 
@@ -86,6 +87,8 @@ void report_aio_from(int *err, struct json_object *parent, struct aio_result *a)
 	jget_double(err, o, "fio_diff_pct", &a->fio_diff_pct);
 	if (jhas(o, "all_clat_ns"))
 		jget_double(err, o, "all_clat_ns", &a->all_clat_ns);
+	if (jhas(o, "unlinked_sub_ns"))
+		jget_double(err, o, "unlinked_sub_ns", &a->unlinked_sub_ns);
 	jctx_pop();
 }
 
@@ -170,7 +173,8 @@ void report_snap_aio_from(int *err, struct json_object *root,
 		for (const struct u64_field *f = aio_stat_fields; f->name;
 		     f++) {
 			u = 0;
-			/* unlinked_ns: absent from the first files. */
+			/* unlinked_ns, unlinked_sub*: absent from older files.
+			 */
 			if (jhas(e, f->name))
 				jget_u64(err, e, f->name, &u);
 			*(unsigned long long *)((char *)&a->ops[op] +

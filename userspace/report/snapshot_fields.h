@@ -94,6 +94,8 @@ static const struct u64_field aio_stat_fields[] = {
 	U64_FIELD(struct aio_stat, reap_cpu_ns),
 	U64_FIELD(struct aio_stat, unlinked),
 	U64_FIELD(struct aio_stat, unlinked_ns),
+	U64_FIELD(struct aio_stat, unlinked_sub),
+	U64_FIELD(struct aio_stat, unlinked_sub_ns),
 	U64_FIELD(struct aio_stat, dropped),
 	U64_FIELD(struct aio_stat, reap_lost),
 	{NULL, 0},
