@@ -266,8 +266,14 @@ static __always_inline __u64 sys_arg(struct pt_regs *regs, int n)
 		return PT_REGS_PARM1_CORE_SYSCALL(regs);
 	if (n == 1)
 		return PT_REGS_PARM2_CORE_SYSCALL(regs);
-	return PT_REGS_PARM3_CORE_SYSCALL(regs);
+	if (n == 2)
+		return PT_REGS_PARM3_CORE_SYSCALL(regs);
+	return PT_REGS_PARM4_CORE_SYSCALL(regs);
 }
+
+/* include/uapi/linux/io_uring.h: io_uring_enter waits for min_complete
+ * completions only with this flag; without it min_complete is ignored. */
+#define EB_IORING_ENTER_GETEVENTS 1U
 
 /* 1 + enum eb_op of this call, or 0 when it is not counted: an open
  * counts (as a create) only with O_CREAT. */
@@ -324,11 +330,13 @@ static __always_inline int on_sys_enter(__u64 *ctx)
 			      sys_arg((struct pt_regs *)ctx[0], 2), now);
 		/* A reaping call is the caller's own wait, split by what
 		 * woke it as a blocking call's is: io_getevents, or
-		 * io_uring_enter asked for min_complete completions. */
+		 * io_uring_enter asked to wait for min_complete ones. */
 		if (key == AIO_CALL_IO_GETEVENTS ||
 		    key == AIO_CALL_IO_PGETEVENTS ||
 		    (key == AIO_CALL_IO_URING_ENTER &&
-		     (__u32)sys_arg((struct pt_regs *)ctx[0], 2))) {
+		     (__u32)sys_arg((struct pt_regs *)ctx[0], 2) &&
+		     (sys_arg((struct pt_regs *)ctx[0], 3) &
+		      EB_IORING_ENTER_GETEVENTS))) {
 			pid_mark((__u32)pid_tgid, PID_CALLER);
 			sys_call_start((__u32)pid_tgid, EB_OP_REAP, now);
 		}
