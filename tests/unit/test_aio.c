@@ -370,6 +370,48 @@ static void test_reaping_is_evidence(void **state)
 	free(r);
 }
 
+/* A randrw job's reaping calls reap both sides: the write verdict's
+ * evidence says they are mostly the reads' (the reaping verdict is worded
+ * for the reads), the read verdict's that they are its own. */
+static void test_reaping_of_randrw(void **state)
+{
+	const uint64_t us[NR_LAYERS] = {[LAYER_FS] = 20, [LAYER_DEVICE] = 300};
+	struct results *r = calloc(1, sizeof(*r));
+	struct snap_aio s = {0};
+	struct attribution *rd, *wr, *reap;
+
+	(void)state;
+	assert_non_null(r);
+	put(&s, us, 80, 0, 10);
+	rd = &r->attrib[0];
+	wr = &r->attrib[1];
+	reap = &r->attrib[2];
+	attribution_of(&s, "plain", rd);
+	*wr = *rd;
+	wr->op = EB_OP_WRITE;
+	wr->aio.ios = NIOS / 2;
+	*reap = *rd;
+	memset(&reap->aio, 0, sizeof(reap->aio));
+	reap->op = EB_OP_REAP;
+	reap->layers[LAYER_SYSCALL].state = LAYER_MEASURED;
+	reap->layers[LAYER_SYSCALL].count = 500;
+	reap->layers[LAYER_SYSCALL].sum_ns = 500 * 90 * US;
+	reap->layers[LAYER_SYSCALL].mean_ns = 90 * US;
+	r->nr_attrib = 3;
+	analyse_verdicts(r);
+	assert_int_equal(r->nr_verdicts, 3);
+	assert_int_equal(reap->reap_side, EB_OP_READ);
+	assert_true(has_evidence(&r->verdicts[0],
+				 "the caller's own wait for "
+				 "them, in its reaping calls"));
+	assert_true(has_evidence(&r->verdicts[1],
+				 "the caller's own wait for the job's I/Os, "
+				 "most of them its reads, in its reaping "
+				 "calls"));
+	assert_false(has_evidence(&r->verdicts[1], "wait for them"));
+	free(r);
+}
+
 /* Buffered libaio reads on fscrypt (fio-seq-read.fio, CI 2026-12-04):
  * the followed ones, readahead's, decrypted inside io_submit; the many
  * with no bio of their own are page cache hits only if they left
@@ -494,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_fio_clat_of_its_side),
 		cmocka_unit_test(test_unlinked_only),
 		cmocka_unit_test(test_unlinked_inside_io_submit),
+		cmocka_unit_test(test_reaping_of_randrw),
 		cmocka_unit_test(test_job_words),
 		cmocka_unit_test(test_job_named_and_page_cache),
 		cmocka_unit_test(test_reaping_is_evidence),

@@ -109,6 +109,18 @@ static int reap_side_of(const struct results *r, const struct attribution *a)
 	return n[1] > n[0] ? EB_OP_WRITE : EB_OP_READ;
 }
 
+/* Whose wait a reaping verdict is, seen from a's verdict: a's own I/Os,
+ * or, for a randrw job's other side, the job's, most of them reap's. */
+static const char *reaped_whose(const struct attribution *a,
+				const struct attribution *reap)
+{
+	if (a->op == reap->reap_side)
+		return "them";
+	return reap->reap_side == EB_OP_WRITE
+		       ? "the job's I/Os, most of them its writes"
+		       : "the job's I/Os, most of them its reads";
+}
+
 void analyse_verdicts(struct results *r)
 {
 	r->nr_verdicts = 0;
@@ -161,14 +173,17 @@ void analyse_verdicts(struct results *r)
 				reap = k;
 		}
 		/* An async job's verdict carries its caller's own wait for
-		 * the I/Os, split by what woke it. */
+		 * the I/Os, split by what woke it; worded for the side most
+		 * of them are on (a randrw job's reaping calls reap both). */
 		for (int k = first; reap >= 0 && k < i; k++)
 			if (k != reap && aio_dominant(&r->attrib[k]) &&
 			    r->verdicts[reap].summary[0])
 				verdict_add_evidence(
 					&r->verdicts[k],
-					"the caller's own wait for them, in "
+					"the caller's own wait for %s, in "
 					"its reaping calls: %s",
+					reaped_whose(&r->attrib[k],
+						     &r->attrib[reap]),
 					r->verdicts[reap].summary);
 		if (write >= 0 && sync >= 0)
 			verdict_write_phase(&r->attrib[write], &r->attrib[sync],
