@@ -155,9 +155,15 @@ static __always_inline int on_sched_switch(__u64 *ctx, bool btf)
 		if (t->state == THR_RUNNABLE) {
 			wait_add(w, LAYER_CPU_WAIT, ns);
 		} else if (w) {
-			/* Woken without a sched_waking we saw. */
+			/* Woken without a sched_waking we saw: its stack, not
+			 * taken there, is still the blocked one now, before
+			 * it runs (after ns is read: not in the block). */
 			wait_add(w, LAYER_FS, ns);
 			__sync_fetch_and_add(&w->unresolved_ns, ns);
+			if (btf && t->why_stack == WHY_DEFERRED)
+				t->why_stack = ns >= WAIT_WHY_MIN_NS
+						       ? why_task_stackid(next)
+						       : -1;
 			wait_why(w, t, ns);
 		}
 		thr_set(t, w, THR_ON_CPU);
