@@ -447,11 +447,39 @@ static bool cache_view(const struct aio_result *r)
 	return r->unlinked > r->ios && !unlinked_alike(r);
 }
 
+static bool is_zfs(const struct target_info *t)
+{
+	return t && (!strcmp(t->kind, "zfs") || !strcmp(t->fs, "zfs"));
+}
+
+/*
+ * ZFS reads and writes its vdevs from its own zio threads, not the
+ * caller's: no bio is ever the caller's, for the ARC's hits and its
+ * misses alike, so having none says nothing of the page cache.
+ */
+static void summary_zfs(const struct aio_result *r, const char *cmp, char *buf,
+			size_t len)
+{
+	char who[NAME_LEN + 32], lat[32];
+
+	fmt_ns(lat, sizeof(lat), r->all_clat_ns);
+	snprintf(buf, len,
+		 "%s: %s each%s; %llu of the %llu I/Os had no bio of their "
+		 "own (ZFS issues its vdev I/O from its zio threads, for the "
+		 "ARC's hits and misses alike), so they are not split by layer "
+		 "here",
+		 subject(r, who, sizeof(who)), lat, cmp,
+		 (unsigned long long)r->unlinked,
+		 (unsigned long long)(r->unlinked + r->ios));
+}
+
 static void summary_cache(const struct aio_result *r,
-			  const struct aio_result *br, const char *base, int op,
-			  bool encrypted, char *buf, size_t len)
+			  const struct aio_result *br, const char *base,
+			  const struct target_info *t, int op, char *buf,
+			  size_t len)
 {
 	char who[NAME_LEN + 32], lat[32], dev[32] = "", cmp[80] = "", part[32];
+	bool encrypted = t && t->encrypted;
 	double p[NR_PARTS];
 	size_t n;
 
@@ -460,6 +488,10 @@ static void summary_cache(const struct aio_result *r,
 		fmt_ns(part, sizeof(part),
 		       cache_view(br) ? br->all_clat_ns : view_total(br));
 		snprintf(cmp, sizeof(cmp), " (%s's %s)", base, part);
+	}
+	if (is_zfs(t)) {
+		summary_zfs(r, cmp, buf, len);
+		return;
 	}
 	n = (size_t)snprintf(
 		buf, len,
@@ -497,8 +529,7 @@ void verdict_aio(const struct attribution *a, const struct attribution *b,
 		bool cmp = b && (b->aio.ios || b->aio.unlinked);
 
 		summary_cache(r, cmp ? &b->aio : NULL, cmp ? b->target : NULL,
-			      a->op, t && t->encrypted, out->summary,
-			      sizeof(out->summary));
+			      t, a->op, out->summary, sizeof(out->summary));
 		out->phase_ns = r->all_clat_ns * (double)(r->ios + r->unlinked);
 	} else {
 		summary_own(r, a->op, own, sizeof(own));
