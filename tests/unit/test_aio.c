@@ -324,6 +324,19 @@ static void test_job_named_and_page_cache(void **state)
 		fail_msg("%s", v.summary);
 }
 
+/* The reaping calls of io's phase: 500 of 90 us each, no I/O of their
+ * own. */
+static void reaping_of(struct attribution *reap, const struct attribution *io)
+{
+	*reap = *io;
+	memset(&reap->aio, 0, sizeof(reap->aio));
+	reap->op = EB_OP_REAP;
+	reap->layers[LAYER_SYSCALL].state = LAYER_MEASURED;
+	reap->layers[LAYER_SYSCALL].count = 500;
+	reap->layers[LAYER_SYSCALL].sum_ns = 500 * 90 * US;
+	reap->layers[LAYER_SYSCALL].mean_ns = 90 * US;
+}
+
 /* A phase's reaping calls (op reap): their side is the op of most of the
  * phase's async I/Os, their verdict no headline but the async verdict's
  * evidence. */
@@ -340,13 +353,7 @@ static void test_reaping_is_evidence(void **state)
 	io = &r->attrib[0];
 	reap = &r->attrib[1];
 	attribution_of(&s, "plain", io);
-	*reap = *io;
-	memset(&reap->aio, 0, sizeof(reap->aio));
-	reap->op = EB_OP_REAP;
-	reap->layers[LAYER_SYSCALL].state = LAYER_MEASURED;
-	reap->layers[LAYER_SYSCALL].count = 500;
-	reap->layers[LAYER_SYSCALL].sum_ns = 500 * 90 * US;
-	reap->layers[LAYER_SYSCALL].mean_ns = 90 * US;
+	reaping_of(reap, io);
 	r->nr_attrib = 2;
 	analyse_verdicts(r);
 	assert_int_equal(r->nr_verdicts, 2);
@@ -400,13 +407,7 @@ static void test_reaping_of_randrw(void **state)
 	*wr = *rd;
 	wr->op = EB_OP_WRITE;
 	wr->aio.ios = NIOS / 2;
-	*reap = *rd;
-	memset(&reap->aio, 0, sizeof(reap->aio));
-	reap->op = EB_OP_REAP;
-	reap->layers[LAYER_SYSCALL].state = LAYER_MEASURED;
-	reap->layers[LAYER_SYSCALL].count = 500;
-	reap->layers[LAYER_SYSCALL].sum_ns = 500 * 90 * US;
-	reap->layers[LAYER_SYSCALL].mean_ns = 90 * US;
+	reaping_of(reap, rd);
 	r->nr_attrib = 3;
 	analyse_verdicts(r);
 	assert_int_equal(r->nr_verdicts, 3);
