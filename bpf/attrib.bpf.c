@@ -259,41 +259,9 @@ static __always_inline bool sys_call_end(__u32 tid, struct thr_wait *t,
 	return true;
 }
 
-/* Syscall argument n (0-based) from the user registers sys_enter gets. */
-static __always_inline __u64 sys_arg(struct pt_regs *regs, int n)
-{
-	if (n == 0)
-		return PT_REGS_PARM1_CORE_SYSCALL(regs);
-	if (n == 1)
-		return PT_REGS_PARM2_CORE_SYSCALL(regs);
-	if (n == 2)
-		return PT_REGS_PARM3_CORE_SYSCALL(regs);
-	return PT_REGS_PARM4_CORE_SYSCALL(regs);
-}
-
 /* include/uapi/linux/io_uring.h: io_uring_enter waits for min_complete
  * completions only with this flag; without it min_complete is ignored. */
 #define EB_IORING_ENTER_GETEVENTS 1U
-
-/* 1 + enum eb_op of this call, or 0 when it is not counted: an open
- * counts (as a create) only with O_CREAT. */
-static __always_inline __u32 sys_op_of(struct pt_regs *regs, __u32 v)
-{
-	int arg = SYS_OP_CREAT_ARG(v);
-	__u64 flags = 0;
-
-	if (arg < 0)
-		return v & SYS_OP_MASK;
-	if ((v & SYS_OP_IF_HOW_CREAT) == SYS_OP_IF_HOW_CREAT) {
-		/* openat2: flags is the first member of struct open_how. */
-		if (bpf_probe_read_user(&flags, sizeof(flags),
-					(void *)sys_arg(regs, 2)))
-			return 0;
-	} else {
-		flags = sys_arg(regs, arg);
-	}
-	return flags & SYS_OP_O_CREAT ? v & SYS_OP_MASK : 0;
-}
 
 /* Whether the current task's syscalls count: a traced process, or a
  * task of the traced cgroup. */
@@ -353,6 +321,37 @@ static __always_inline int on_sys_enter(__u64 *ctx)
 	pid_mark(tid, PID_CALLER);
 	sys_call_start(tid, op - 1, bpf_ktime_get_ns());
 	return 0;
+}
+
+/*
+ * calls_by_sched (wait_state.bpf.h): the caller switching out (current),
+ * before on_sched_switch moves its state. A traced thread blocking or
+ * preempted inside a counted call gets a thr entry that stays, its op
+ * the call's; outside one (and while no window is open) its op is
+ * NR_OPS, which counts nothing. Its state is THR_ON_CPU here: it runs.
+ */
+static __always_inline void sched_call_out(void)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	struct thr_wait *t = NULL;
+	int op;
+
+	if (pid_may(tid, PID_CALLER))
+		t = bpf_map_lookup_elem(&thr, &tid);
+	if (!t && (!tracing_on || !is_traced(pid_tgid >> 32)))
+		return;
+	op = tracing_on ? current_call_op() : -1;
+	if (t) {
+		t->op = op < 0 ? NR_OPS : (__u32)op;
+		return;
+	}
+	if (op >= 0) {
+		struct thr_wait v = {.op = op, .why_stack = -1};
+
+		pid_mark(tid, PID_CALLER);
+		bpf_map_update_elem(&thr, &tid, &v, BPF_NOEXIST);
+	}
 }
 
 /* ---- io_uring: each request is a syscall-layer item ------------------
@@ -484,8 +483,14 @@ static __always_inline int on_fork(__u64 *ctx)
 static __always_inline int on_exit(__u64 *ctx)
 {
 	struct task_struct *p = (void *)ctx[0];
-	__u32 tgid;
+	__u32 tgid, tid;
 
+	/* calls_by_sched: a caller's entry goes with its thread (its tid
+	 * may come back as anyone's). It runs: no runnable count to undo. */
+	tid = BPF_CORE_READ(p, pid);
+	if (calls_by_sched && pid_may(tid, PID_CALLER) &&
+	    !bpf_map_delete_elem(&thr, &tid))
+		pid_unmark(tid, PID_CALLER);
 	/* signal->live reaches 0 in do_exit() before this tracepoint when
 	 * the last thread goes: works whether or not the tracepoint has
 	 * 6.x's group_dead argument. The tgid may be reused after this. */
@@ -1149,6 +1154,8 @@ static __always_inline int on_switch(__u64 *ctx, bool btf)
 	if (task_state(prev, btf) == 0)
 		aio_sched(BTF_READ(btf, prev, pid), false, &now);
 	aio_sched(BTF_READ(btf, next, pid), true, &now);
+	if (calls_by_sched)
+		sched_call_out();
 	return on_sched_switch(ctx, btf);
 }
 

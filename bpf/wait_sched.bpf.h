@@ -109,11 +109,15 @@ static __always_inline int on_sched_switch(__u64 *ctx, bool btf)
 	/* Still TASK_RUNNING: preempted (or yielded), so runnable. */
 	runnable = task_state(prev, btf) == 0;
 	now = bpf_ktime_get_ns();
-	if (t && t->state == THR_ON_CPU) {
+	/* calls_by_sched: a caller outside a counted call (op NR_OPS, no
+	 * wait_stat) stays THR_ON_CPU, counting nothing; inside one, its
+	 * on-CPU time is user space's to derive. */
+	if (t && t->state == THR_ON_CPU &&
+	    (!calls_by_sched || wait_stat_of(t->op))) {
 		struct wait_stat *w = wait_stat_of(t->op);
 
 		ns = thr_advance(t, now);
-		if (w)
+		if (w && !calls_by_sched)
 			__sync_fetch_and_add(&w->oncpu_ns, ns);
 		thr_set(t, w, runnable ? THR_RUNNABLE : THR_BLOCKED);
 		/*
@@ -323,13 +327,26 @@ int wait_sample(void *ctx)
 	}
 	if (t->state != THR_ON_CPU)
 		return 0;
+	key.op = t->op;
+	/* calls_by_sched: t->op is the call it last switched out in; the
+	 * one it runs now is in its saved registers, and a sample in user
+	 * space is in none. */
+	if (calls_by_sched) {
+		int op;
+
+		if (sample_in_user(ctx))
+			return 0;
+		op = current_call_op();
+		if (op < 0)
+			return 0;
+		key.op = op;
+	}
 	id = bpf_get_stackid(ctx, &stacks, 0);
 	key.stackid = id;
-	key.op = t->op;
 	key.use = STACK_ONCPU_SAMPLE;
 	if (id >= 0 && stack_count_add(&key, 1))
 		return 0;
-	w = wait_stat_of(t->op);
+	w = wait_stat_of(key.op);
 	if (w)
 		__sync_fetch_and_add(&w->samples_nostack, 1);
 	return 0;

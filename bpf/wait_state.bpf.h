@@ -44,6 +44,20 @@
 #define MAX_BVECS	 256
 #define MAX_DMIO	 1024
 
+/*
+ * Set by user space for a phase whose workload times its own calls (fio's
+ * clat with a synchronous engine): the raw syscall tracepoints stay
+ * detached, and a caller's thr entry lives as long as its thread. At each
+ * switch-out its op is read from the registers its syscall entry saved
+ * (current_call_op, filters.bpf.h): a blocked or runnable interval inside
+ * a counted call goes to that op as ever, and nothing counts outside one.
+ * The on-CPU time inside the calls is not seen then (the calls' ends are
+ * not): user space takes it as the workload's call time less what the
+ * intervals counted (analysis: wait_calls_by_workload). syscalls,
+ * total_ns and oncpu_ns stay 0 here.
+ */
+__u32 calls_by_sched = 0;
+
 enum thr_state { THR_ON_CPU, THR_BLOCKED, THR_RUNNABLE };
 
 struct thr_wait {

@@ -72,6 +72,8 @@ struct tracer {
 	/* trace_cost_begin .. _end: the counters where it began. */
 	struct bpf_cost cost;
 	uint64_t cost_ops, cost_dropped, cost_wall_ns;
+	/* trace_calls_by_sched's answer, probed once. */
+	bool calls_sched_probed, calls_sched_ok;
 	/* Kernel ids of our programs and links (see common/bpf_ids.h). */
 	int nr_ids;
 	struct bpf_id ids[MAX_TRACER_IDS];
@@ -350,6 +352,31 @@ bool bench_skipped(const char *prog)
 	return false;
 }
 
+/* The raw syscall tracepoints' programs (both flavours). */
+static bool is_syscall_tp(const char *prog)
+{
+	return !strncmp(prog, "sys_enter_", 10) ||
+	       !strncmp(prog, "sys_exit_", 9);
+}
+
+/* bpf_task_pt_regs came with dd6e10fbd9fb ("bpf: Add bpf_task_pt_regs()
+ * helper", v5.15); the saved syscall number is read as x86's orig_ax. */
+bool trace_calls_by_sched(struct tracer *tr)
+{
+#if defined(__x86_64__)
+	if (tr && !tr->calls_sched_probed) {
+		tr->calls_sched_ok = libbpf_probe_bpf_helper(
+					     BPF_PROG_TYPE_PERF_EVENT,
+					     BPF_FUNC_task_pt_regs, NULL) > 0;
+		tr->calls_sched_probed = true;
+	}
+	return tr && tr->calls_sched_ok;
+#else
+	(void)tr;
+	return false;
+#endif
+}
+
 /* attrib_bpf__attach, one program at a time so that each link's id is
  * recorded as soon as the link exists. */
 static int attach_progs(struct tracer *tr)
@@ -362,7 +389,9 @@ static int attach_progs(struct tracer *tr)
 
 		if (!bpf_program__autoload(prog) ||
 		    !bpf_program__autoattach(prog) || *link ||
-		    bench_skipped(bpf_program__name(prog)))
+		    bench_skipped(bpf_program__name(prog)) ||
+		    (tr->filter.calls_by_workload &&
+		     is_syscall_tp(bpf_program__name(prog))))
 			continue;
 		*link = bpf_program__attach(prog);
 		if (!*link) {
@@ -723,6 +752,7 @@ static void counters_restart(struct tracer *tr)
 
 int trace_begin(struct tracer *tr, const struct trace_filter *f)
 {
+	const char *bench_sched;
 	struct attrib_bpf *skel;
 	int fd, err = 0;
 
@@ -775,6 +805,14 @@ int trace_begin(struct tracer *tr, const struct trace_filter *f)
 	skel->bss->root_tgid = f->parent_tgid;
 	skel->bss->zfs_sample_workers = f->nr_zfs_objsets && !tr->zc;
 	skel->bss->cgroup_id = f->cgroup_id;
+	/* Bench-only, as ENCBENCH_BENCH_SKIP: `trace` as run's traced
+	 * iterations of a fio job with a synchronous engine are, with
+	 * ENCBENCH_BENCH_SKIP=sys_enter,sys_exit (bench/wait-overhead.sh's
+	 * ours-sched; its own syscall layer stays empty). */
+	bench_sched = getenv("ENCBENCH_BENCH_CALLS_BY_SCHED");
+	skel->bss->calls_by_sched =
+		f->calls_by_workload ||
+		(bench_sched && *bench_sched && trace_calls_by_sched(tr));
 	if (f->pid > 0 && traced_add(tr, f->pid))
 		return -errno;
 	window_open(tr);

@@ -46,7 +46,18 @@ struct trace_filter {
 	 * is the `crypt` layer (ZFS encrypts in its own pipeline). */
 	int nr_zfs_objsets;
 	uint64_t zfs_objsets[MAX_TARGET_DEVS];
+	/* The workload times its own calls (workload_ops.times_calls):
+	 * the raw syscall tracepoints stay detached, and the caller's call
+	 * is read from its saved registers at each switch-out
+	 * (calls_by_sched, bpf/wait_state.bpf.h). Set with trace_begin
+	 * while detached; false on kernels without what it needs
+	 * (trace_calls_by_sched). */
+	bool calls_by_workload;
 };
+
+/* Whether this tracer can follow calls without the syscall tracepoints
+ * (calls_by_workload): x86's saved registers, bpf_task_pt_regs (5.15). */
+bool trace_calls_by_sched(struct tracer *tr);
 
 /* The source each layer would come from given these capabilities (the
  * plan `probe` prints and the tracer follows). */
