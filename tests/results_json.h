@@ -95,12 +95,11 @@ static inline struct json_object *verdict_of(struct json_object *doc,
 	return NULL;
 }
 
-/* A layer of the attribution entry for (target, op). */
-static inline struct json_object *layer_of(struct json_object *doc,
-					   const char *target, const char *op,
+/* A layer of attribution entry a. */
+static inline struct json_object *layer_in(struct json_object *a,
 					   const char *layer)
 {
-	struct json_object *ls = get(attrib_of(doc, target, op), "layers");
+	struct json_object *ls = get(a, "layers");
 
 	for (size_t j = 0; j < json_object_array_length(ls); j++) {
 		struct json_object *l = json_object_array_get_idx(ls, j);
@@ -108,8 +107,17 @@ static inline struct json_object *layer_of(struct json_object *doc,
 		if (!strcmp(json_object_get_string(get(l, "layer")), layer))
 			return l;
 	}
-	fail_msg("no %s/%s/%s attribution", target, op, layer);
+	fail_msg("no %s layer in the attribution of %s", layer,
+		 json_object_get_string(get(a, "op")));
 	return NULL;
+}
+
+/* A layer of the attribution entry for (target, op). */
+static inline struct json_object *layer_of(struct json_object *doc,
+					   const char *target, const char *op,
+					   const char *layer)
+{
+	return layer_in(attrib_of(doc, target, op), layer);
 }
 
 /* A wait decomposition w ("wait" of an attribution entry) after checking

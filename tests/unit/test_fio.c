@@ -75,6 +75,59 @@ static void test_read_side(void **state)
 	free(text);
 }
 
+/* The calls fio timed: clat's N and mean make their count and sum; json+'s
+ * bins (value in ns: count) fill log2 slots of ns as the tracer's, the
+ * largest above the last slot clamped into it; plain json has none. */
+static void test_calls_from_clat(void **state)
+{
+	struct json_object *root, *jobs, *rd, *clat, *bins;
+	struct fio_figures f, two;
+	char why[DETAIL_LEN] = "";
+	char *text = fixture();
+	unsigned long long n = 0;
+	const char *plus;
+
+	(void)state;
+	assert_int_equal(fio_parse_json(text, true, &f, why, sizeof(why)), 0);
+	assert_float_equal(f.clat_n, 19349, 1e-9);
+	assert_float_equal(f.clat_sum_ns, 404140.560029 * 19349, 1);
+	for (int i = 0; i < FIO_LOG2_SLOTS; i++)
+		assert_int_equal(f.clat_log2[i], 0);
+	root = json_tokener_parse(text);
+	assert_true(json_object_object_get_ex(root, "jobs", &jobs));
+	assert_true(json_object_object_get_ex(
+		json_object_array_get_idx(jobs, 0), "read", &rd));
+	assert_true(json_object_object_get_ex(rd, "clat_ns", &clat));
+	bins = json_object_new_object();
+	json_object_object_add(bins, "1000", json_object_new_int(3));
+	json_object_object_add(bins, "1500", json_object_new_int(2));
+	json_object_object_add(bins, "4096", json_object_new_int(5));
+	json_object_object_add(bins, "2251799813685248", /* 2^51 */
+			       json_object_new_int(1));
+	json_object_object_add(clat, "bins", bins);
+	plus = json_object_to_json_string(root);
+	assert_int_equal(fio_parse_json(plus, true, &f, why, sizeof(why)), 0);
+	assert_int_equal(f.clat_log2[9], 3);  /* [512, 1024) */
+	assert_int_equal(f.clat_log2[10], 2); /* [1024, 2048) */
+	assert_int_equal(f.clat_log2[12], 5); /* [4096, 8192) */
+	assert_int_equal(f.clat_log2[FIO_LOG2_SLOTS - 1], 1);
+	for (int i = 0; i < FIO_LOG2_SLOTS; i++)
+		n += f.clat_log2[i];
+	assert_int_equal(n, 11);
+	/* Clones add up. */
+	json_object_array_add(
+		jobs, json_object_get(json_object_array_get_idx(jobs, 0)));
+	plus = json_object_to_json_string(root);
+	assert_int_equal(fio_parse_job(plus, "randread-4k", true, &two, why,
+				       sizeof(why)),
+			 0);
+	assert_float_equal(two.clat_n, 2 * f.clat_n, 1e-9);
+	assert_float_equal(two.clat_sum_ns, 2 * f.clat_sum_ns, 1);
+	assert_int_equal(two.clat_log2[12], 10);
+	json_object_put(root);
+	free(text);
+}
+
 /* A job file shaped as fio-examples' ssd-test.fio: four jobs one after
  * the other on one shared file in a folder of the user's. */
 static const char ssd_test[] =
@@ -334,6 +387,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read_side),
 		cmocka_unit_test(test_job_by_name),
+		cmocka_unit_test(test_calls_from_clat),
 		cmocka_unit_test(test_job_file_jobs),
 		cmocka_unit_test(test_job_file_copy),
 		cmocka_unit_test(test_refusals),

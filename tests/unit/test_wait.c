@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -80,6 +81,56 @@ static void test_components_add_up(void **state)
 	/* Binomial error of 10 in 40 on 10 ms: about 0.7 ms. */
 	assert_in_range(r.sampling_err_ns, 600 * US, 800 * US);
 	assert_int_equal(r.nr_cpus, 2);
+}
+
+/*
+ * A workload that timed its own calls (snap_tracer.calls_by): the kernel
+ * side counted only the blocked and runnable intervals, and the on-CPU
+ * time is what the workload timed less those, so the split still adds up
+ * to the calls' time; where the intervals counted more, the on-CPU time
+ * is 0, never negative. Without calls_by nothing is derived.
+ */
+static void test_calls_by_workload(void **state)
+{
+	struct snapshot *s = calloc(1, sizeof(*s));
+	struct phase_figures *f = calloc(1, sizeof(*f));
+	struct wait_stat *w;
+	struct wait_result r;
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(f);
+	s->wait.available = true;
+	w = &s->wait.ops[EB_OP_READ];
+	w->syscalls = 10;
+	w->total_ns = 100 * MS;
+	w->ns[LAYER_DEVICE] = 60 * MS;
+	w->ns[LAYER_CPU_WAIT] = 10 * MS;
+	w->waker_stack_ns = 4 * MS;
+	w->wb_waker_ns = 1 * MS;
+	/* The tracepoints timed the calls: on-CPU as the kernel counted. */
+	phase_figures_of(s, f);
+	assert_int_equal(f->wait.ops[EB_OP_READ].oncpu_ns, 0);
+	assert_null(strstr(f->sources[LAYER_SYSCALL], "no syscall"));
+	snprintf(s->tracer.calls_by, sizeof(s->tracer.calls_by),
+		 "fio's clat of each call (psync engine)");
+	phase_figures_of(s, f);
+	assert_int_equal(f->wait.ops[EB_OP_READ].oncpu_ns, 25 * MS);
+	assert_non_null(strstr(f->sources[LAYER_SYSCALL], "fio's clat"));
+	assert_non_null(
+		strstr(f->sources[LAYER_SYSCALL], "no syscall tracepoint"));
+	wait_result_from(&f->wait, EB_OP_READ, &r);
+	assert_int_equal(r.syscalls, 10);
+	assert_true(wait_sum_ns(&r) == r.total_ns);
+	assert_true(r.ns[LAYER_DEVICE] == 60 * MS);
+	/* The snapshot itself is left as it was. */
+	assert_int_equal(w->oncpu_ns, 0);
+	/* More counted than timed. */
+	w->ns[LAYER_DEVICE] = 120 * MS;
+	phase_figures_of(s, f);
+	assert_int_equal(f->wait.ops[EB_OP_READ].oncpu_ns, 0);
+	free(f);
+	free(s);
 }
 
 static void test_cpu_wait_behind(void **state)
@@ -754,6 +805,7 @@ int main(void)
 		cmocka_unit_test(test_contention_through_workers),
 		cmocka_unit_test(test_write_phase_headline),
 		cmocka_unit_test(test_times_are_the_untraced),
+		cmocka_unit_test(test_calls_by_workload),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -216,6 +216,35 @@ static void zfs_overlay(const struct snapshot *s, struct phase_figures *f)
 		 rd[0] ? "; read: " : "", rd, wr[0] ? "; write: " : "", wr);
 }
 
+/*
+ * The workload timed its calls (snap_tracer.calls_by): no syscall
+ * tracepoint saw them end, so the caller's on-CPU time inside them was
+ * not counted. It is what the workload timed less what the blocked and
+ * runnable intervals counted (every interval goes to exactly one of
+ * ns[], waker_stack_ns, wb_waker_ns, oncpu_ns: the split still adds up
+ * to the calls' time by construction). Where the intervals counted more
+ * than the workload timed (a traced process's own reads beside its
+ * jobs'), the on-CPU time is 0 and the excess stays visible as a
+ * closure above 100 %.
+ */
+static void calls_by_workload(const struct snapshot *s, struct phase_figures *f)
+{
+	snprintf(f->sources[LAYER_SYSCALL], DETAIL_LEN,
+		 "%s; no syscall tracepoint attached (the on-CPU part of the "
+		 "wait split is that time less the blocked and runnable "
+		 "intervals, which sched_switch gave the call it read from "
+		 "the task's saved registers)",
+		 s->tracer.calls_by);
+	for (int op = 0; op < NR_OPS; op++) {
+		struct wait_stat *w = &f->wait.ops[op];
+		uint64_t counted = w->waker_stack_ns + w->wb_waker_ns;
+
+		for (int l = 0; l < NR_LAYERS; l++)
+			counted += w->ns[l];
+		w->oncpu_ns = w->total_ns > counted ? w->total_ns - counted : 0;
+	}
+}
+
 void phase_figures_of(const struct snapshot *s, struct phase_figures *f)
 {
 	bool dm_write;
@@ -239,4 +268,6 @@ void phase_figures_of(const struct snapshot *s, struct phase_figures *f)
 		write_crypt_from_samples(f);
 	if (s->tracer.nr_zfs_objsets)
 		zfs_overlay(s, f);
+	if (s->tracer.calls_by[0])
+		calls_by_workload(s, f);
 }

@@ -38,6 +38,7 @@ enum {
 	OPT_MIN_RUNS,
 	OPT_MAX_RUNS,
 	OPT_TRACE_RUNS,
+	OPT_SYSCALL_TP,
 	OPT_ZFS_ENC,
 	OPT_ZFS_FMT,
 	OPT_ZFS_COMP,
@@ -76,6 +77,7 @@ static const struct argp_option run_options[] = {
 	{"target", OPT_TARGET, "NAME=PATH", 0, "a folder of yours as target NAME (repeatable): its stack is detected; the work happens in a new subfolder of PATH, removed afterwards", GROUP_RUN},
 	{"baseline", OPT_BASELINE, "NAME", 0, "the target penalties are relative to (default: the first of --targets, else the first --target)", GROUP_RUN},
 	{"no-trace", OPT_NO_TRACE, 0, 0, "benchmark only, no BPF attribution", GROUP_RUN},
+	{"syscall-tracepoints", OPT_SYSCALL_TP, 0, 0, "time every call with the raw syscall tracepoints, also where the workload times its own (fio's synchronous engines): the older way, whose slow syscall path every thread of the machine pays while attached", GROUP_RUN},
 	{"trace-runs", OPT_TRACE_RUNS, "N", 0, "traced iterations per workload and target, interleaved with the untraced ones that give the figures (default 2)", GROUP_RUN},
 	{"no-drop-caches", OPT_NO_DROP, 0, 0, "keep the page cache between write and read", GROUP_RUN},
 
@@ -596,6 +598,9 @@ static error_t run_key(int key, char *arg, struct argp_state *state)
 	case OPT_NO_TRACE:
 		cfg->trace = false;
 		return 0;
+	case OPT_SYSCALL_TP:
+		cfg->syscall_tracepoints = true;
+		return 0;
 	case OPT_NO_DROP:
 		cfg->drop_caches = false;
 		return 0;
@@ -647,6 +652,8 @@ static int parse(const struct argp *argp, int argc, char **argv,
 		RUN_BAD("--timeline rides on the tracer: it cannot go with --no-trace");
 	if (cfg->trace_runs_given && !cfg->trace)
 		RUN_BAD("--trace-runs counts traced iterations: it cannot go with --no-trace");
+	if (cfg->syscall_tracepoints && !cfg->trace)
+		RUN_BAD("--syscall-tracepoints says how to trace: it cannot go with --no-trace");
 	if (cfg->min_runs > cfg->max_runs)
 		RUN_BAD("--min-runs %d is above --max-runs %d", cfg->min_runs,
 			cfg->max_runs);

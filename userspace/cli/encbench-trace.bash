@@ -166,6 +166,7 @@ _encbench_trace()
 	run)
 		COMPREPLY=($(compgen -W "--size --room --runs --targets --target
 			--baseline --workloads --output --scratch --no-trace --trace-runs
+			--syscall-tracepoints
 			--no-drop-caches --luks-cipher --luks-key-size --luks-sector-size
 			--luks-flags --zfs-encryption --zfs-keyformat
 			--zfs-compression --quiet --verbose --html --prometheus

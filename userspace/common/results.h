@@ -542,6 +542,7 @@ struct run_options {
 	char output[PATH_LEN];
 	bool trace, drop_caches, html;
 	int trace_runs; /* traced iterations per workload and target */
+	bool syscall_tracepoints; /* --syscall-tracepoints */
 	int nr_targets;
 	char targets[MAX_TARGETS][NAME_LEN];
 	int nr_workloads;

@@ -78,6 +78,14 @@ struct snap_tracer {
 	 * thread; no block device of its own; ZFS datasets followed. */
 	bool dmcrypt, dmcrypt_no_write_thread, no_devices;
 	int nr_zfs_objsets;
+	/* What timed the calls, when the workload did ("fio's clat, psync
+	 * engine"): the raw syscall tracepoints stayed detached, and the
+	 * syscall layer's items (stats[LAYER_SYSCALL]) and the wait
+	 * split's syscalls and total_ns are the workload's own figures,
+	 * put there by the run (run_stages.c); the wait split's on-CPU
+	 * time is left for the analysis to derive. "": the tracepoints
+	 * timed them, as in every snapshot before this field. */
+	char calls_by[DETAIL_LEN];
 };
 
 /* The wait decomposition's raw counters (bpf/attrib.h) and stacks. */

@@ -91,6 +91,7 @@ struct json_object *report_options_json(const struct run_options *r)
 	err |= jadd_str(o, "output", r->output);
 	err |= jadd_bool(o, "trace", r->trace);
 	err |= jadd_int(o, "trace_runs", r->trace_runs);
+	err |= jadd_bool(o, "syscall_tracepoints", r->syscall_tracepoints);
 	err |= jadd_bool(o, "drop_caches", r->drop_caches);
 	err |= jadd_bool(o, "html", r->html);
 	err |= jadd(o, "targets",

@@ -145,6 +145,9 @@ static void options_from(int *err, struct json_object *meta,
 	jget_bool(err, o, "trace", &r->trace);
 	if (jhas(o, "trace_runs"))
 		jget_int(err, o, "trace_runs", &r->trace_runs);
+	if (jhas(o, "syscall_tracepoints"))
+		jget_bool(err, o, "syscall_tracepoints",
+			  &r->syscall_tracepoints);
 	jget_bool(err, o, "drop_caches", &r->drop_caches);
 	jget_bool(err, o, "html", &r->html);
 	read_str_rows(err, o, "targets", MAX_TARGETS, r->targets[0], NAME_LEN,

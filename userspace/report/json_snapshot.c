@@ -252,6 +252,8 @@ static struct json_object *tracer_json(const struct snap_tracer *t)
 			 t->dmcrypt_no_write_thread);
 	err |= jadd_bool(o, "no_devices", t->no_devices);
 	err |= jadd_int(o, "zfs_objsets", t->nr_zfs_objsets);
+	if (t->calls_by[0])
+		err |= jadd_str(o, "calls_by", t->calls_by);
 	return jbuilt(o, err);
 }
 

@@ -376,6 +376,9 @@ static void tracer_from(int *err, struct json_object *root,
 		  &t->dmcrypt_no_write_thread);
 	jget_bool(err, o, "no_devices", &t->no_devices);
 	jget_int(err, o, "zfs_objsets", &t->nr_zfs_objsets);
+	/* Only where the workload timed its calls. */
+	if (jhas(o, "calls_by"))
+		jget_str(err, o, "calls_by", t->calls_by, sizeof(t->calls_by));
 	jctx_pop();
 }
 

@@ -59,6 +59,9 @@ struct run_config {
 	 * from the untraced ones that give the figures (runs). */
 	int trace_runs;
 	bool trace_runs_given;
+	/* --syscall-tracepoints: never let a workload's own timing of its
+	 * calls stand in for the syscall tracepoints. */
+	bool syscall_tracepoints;
 	bool drop_caches;  /* between write and read, default on */
 	bool quiet;	   /* no progress line, no per-stage lines */
 	bool verbose;	   /* the full report on screen, per-iteration lines */

@@ -36,6 +36,7 @@ void run_options_of(const struct run_config *cfg, struct run_options *o)
 	snprintf(o->output, sizeof(o->output), "%s", cfg->output);
 	o->trace = cfg->trace;
 	o->trace_runs = cfg->trace ? cfg->trace_runs : 0;
+	o->syscall_tracepoints = cfg->syscall_tracepoints;
 	o->drop_caches = cfg->drop_caches;
 	o->html = cfg->html;
 	o->nr_targets = cfg->nr_targets;
@@ -429,11 +430,18 @@ static void record_phase(struct run_ctx *ctx, const struct target *t,
 
 /* A phase starts (the whole target's series when the workload has one
  * part): its counters reset and its filter set, the tracer detached
- * until a traced iteration. False when there is no tracer or it failed. */
-static bool phase_begin(struct run_ctx *ctx, const struct target *t)
+ * until a traced iteration; the calls timed by the workload where it
+ * can (workload_ops.times_calls). False when there is no tracer or it
+ * failed. */
+static bool phase_begin(struct run_ctx *ctx, const struct workload_ops *w,
+			const void *params, int phase, const struct target *t)
 {
 	if (!ctx->tr)
 		return false;
+	ctx->filter.calls_by_workload = !ctx->cfg->syscall_tracepoints &&
+					w->times_calls &&
+					w->times_calls(params, phase, t) &&
+					trace_calls_by_sched(ctx->tr);
 	if (trace_begin(ctx->tr, &ctx->filter)) {
 		progress_warn(
 			"encbench-trace: trace_begin failed on %s; no attribution "
@@ -530,9 +538,33 @@ static bool untraced_done(const struct series *z)
 	return z->done_u >= z->max || z->stable;
 }
 
+/*
+ * Where the workload timed its calls (the syscall tracepoints detached),
+ * its figures are the syscall layer's items and the calls the wait split
+ * adds up to; the on-CPU part is the analysis's to derive (phase.c).
+ */
+static void take_calls(struct snapshot *snap, const struct sample *s)
+{
+	snprintf(snap->tracer.calls_by, sizeof(snap->tracer.calls_by), "%s",
+		 s->calls_by);
+	for (int op = 0; op < NR_OPS; op++) {
+		const struct call_times *c = &s->calls[op];
+		struct layer_stat *st = &snap->stats[LAYER_SYSCALL][op];
+
+		memset(st, 0, sizeof(*st));
+		st->count = c->count;
+		st->sum_ns = c->sum_ns;
+		st->busy_ns = c->busy_ns;
+		memcpy(st->slots, c->slots, sizeof(st->slots));
+		snap->wait.ops[op].syscalls = c->count;
+		snap->wait.ops[op].total_ns = c->sum_ns;
+	}
+}
+
 /* The traced iteration just run, its own snapshot (the tracer's
  * counters start again for the next). */
-static int take_iteration(struct run_ctx *ctx, struct series *z)
+static int take_iteration(struct run_ctx *ctx, struct series *z,
+			  const struct sample *s)
 {
 	struct snapshot *snap;
 
@@ -546,6 +578,8 @@ static int take_iteration(struct run_ctx *ctx, struct series *z)
 		return -EINVAL;
 	}
 	snap->iteration = z->iteration;
+	if (ctx->filter.calls_by_workload)
+		take_calls(snap, s);
 	z->parts[z->nr_parts++] = snap;
 	return 0;
 }
@@ -583,6 +617,10 @@ static int traced_iteration(struct run_ctx *ctx, struct series *z,
 	z->wc.window = NULL;
 	if (c) {
 		trace_cost_end(ctx->tr, c);
+		/* The calls the workload timed: the tracer counted none. */
+		for (int op = 0; ctx->filter.calls_by_workload && op < NR_OPS;
+		     op++)
+			c->ops += s->calls[op].count;
 		snprintf(c->target, NAME_LEN, "%s", z->t->info.name);
 		snprintf(c->workload, NAME_LEN, "%s", z->w->name);
 		snprintf(c->job, NAME_LEN, "%s", z->job);
@@ -593,7 +631,7 @@ static int traced_iteration(struct run_ctx *ctx, struct series *z,
 	trace_detach(ctx->tr);
 	pause_point("detached:%s:%s", z->t->info.name, z->w->name);
 	if (!err)
-		err = take_iteration(ctx, z);
+		err = take_iteration(ctx, z, s);
 	return err;
 }
 
@@ -765,7 +803,7 @@ int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
 	/* The phase begins before setup (trace_begin forgets every process
 	 * before): a server setup starts is followed from its first fork. */
 	trace_filter_for(t, &ctx->filter);
-	traced = phase_begin(ctx, t);
+	traced = phase_begin(ctx, w, params, 0, t);
 	z->traced = traced ? cfg->trace_runs : 0;
 	err = series_setup(ctx, z);
 	if (err)
@@ -780,7 +818,7 @@ int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
 		if (w->phase)
 			w->phase(params, p, &ph);
 		if (p > 0)
-			traced = phase_begin(ctx, t);
+			traced = phase_begin(ctx, w, params, p, t);
 		z->wc.phase = p;
 		z->ph = &ph;
 		z->job = w->phases ? ph.name : "";

@@ -6,7 +6,7 @@
  * fixed runtime over one file. The file is laid out untimed in setup (in
  * a read job, fio's own layout would be writes inside the timed window).
  * Each job is its own timed child, fio and the job process it forks
- * below it (the tracer follows both); fio's --output-format=json is read
+ * below it (the tracer follows both); fio's --output-format=json+ is read
  * with json-c: MB/s and IOPS (higher is better), completion latency mean,
  * p50, p99 and p99.9.
  *
@@ -182,7 +182,8 @@ static void fio_job_args(struct fio_run *r, const struct fio_params *p, int i,
 	run_arg(r, "--direct=%d", direct);
 	/* The file is ours, laid out already: fio must not make it. */
 	run_arg(r, "--allow_file_create=0");
-	run_arg(r, "--output-format=json");
+	/* json+: json with each clat histogram's bins (fio_times_calls). */
+	run_arg(r, "--output-format=json+");
 	/* Through a stream of fio's own (stdout is our memfd): 3 writes
 	 * where fio's stdout logging made one per line, ~110 writes the
 	 * tracer would count as the job's. /proc's name for it, not
@@ -312,6 +313,17 @@ static int side_into(const char *text, const struct fio_side *s,
 	out->values[m + 5] = f.clat_p999_us;
 	if (s->read)
 		out->read_bytes[m] = f.io_bytes;
+	if (s->calls) {
+		struct call_times *c =
+			&out->calls[s->read ? EB_OP_READ : EB_OP_WRITE];
+
+		c->count += (uint64_t)(f.clat_n + 0.5);
+		c->sum_ns += (uint64_t)(f.clat_sum_ns + 0.5);
+		/* One job, one thread: one call at a time. */
+		c->busy_ns = c->sum_ns;
+		for (int i = 0; i < FIO_LOG2_SLOTS; i++)
+			c->slots[i] += f.clat_log2[i];
+	}
 	return 0;
 }
 
@@ -383,14 +395,42 @@ int fio_measure(const struct workload_ctx *ctx, struct fio_run *r,
 	return 0;
 }
 
+_Static_assert(FIO_LOG2_SLOTS == HIST_SLOTS,
+	       "fio's log2 slots are the tracer's");
+
+/*
+ * Whether job i's clat is the time of every call its verdicts are about:
+ * with a synchronous engine, fio times each pread or pwrite around the
+ * call itself, one call per I/O (numjobs 1: one at a time). Not for a job
+ * file (engines, files and jobs of its own), nor for a write job that
+ * ends in an fsync (buffered in disguise), which fio does not time.
+ */
+static bool fio_times_calls(const void *vp, int i, const struct target *t)
+{
+	static const char *const sync_engines[] = {"psync",   "sync",  "pvsync",
+						   "pvsync2", "vsync", NULL};
+	const struct fio_params *p = vp;
+	bool sync = false;
+
+	if (p->job_file[0] || i < 0 || i >= p->nr_rw)
+		return false;
+	for (int k = 0; sync_engines[k]; k++)
+		sync |= !strcmp(p->engine, sync_engines[k]);
+	return sync && (is_read(p->rw[i]) || !buffered_in_disguise(t));
+}
+
 static int fio_one_job(const struct workload_ctx *ctx, int i, struct fio_run *r,
 		       struct sample *out)
 {
 	const struct fio_params *p = ctx->params;
 	const struct target *t = ctx->target;
-	struct fio_side side = {NULL, is_read(p->rw[i]), i * FIO_METRICS};
+	struct fio_side side = {NULL, is_read(p->rw[i]), i * FIO_METRICS,
+				fio_times_calls(p, i, t)};
 	char name[NAME_LEN];
 
+	if (side.calls)
+		snprintf(out->calls_by, sizeof(out->calls_by),
+			 "fio's clat of each call (%s engine)", p->engine);
 	fio_argv(r, ctx->state, false);
 	fio_job_args(r, p, i, !(t->kind && t->kind->no_direct_io),
 		     buffered_in_disguise(t));
@@ -768,4 +808,5 @@ const struct workload_ops fio_workload_ops = {
 	.setup = fio_setup,
 	.teardown = fio_teardown,
 	.run_once = fio_run_once,
+	.times_calls = fio_times_calls,
 };

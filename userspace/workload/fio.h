@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Slots of a log2 histogram of ns, as the tracer's (HIST_SLOTS). */
+#define FIO_LOG2_SLOTS 40
+
 /* One job's side (read or write) of `fio --output-format=json`. */
 struct fio_figures {
 	double mbps; /* bw_bytes / 10^6 */
@@ -13,6 +16,11 @@ struct fio_figures {
 	double io_bytes, runtime_s;
 	/* completion latency (clat_ns), in microseconds */
 	double clat_mean_us, clat_p50_us, clat_p99_us, clat_p999_us;
+	/* The clat samples (clat_ns's N) and their sum in ns; with
+	 * --output-format=json+, their histogram (fio's bins) in log2 slots
+	 * of ns (all 0 from plain json). */
+	double clat_n, clat_sum_ns;
+	unsigned long long clat_log2[FIO_LOG2_SLOTS];
 };
 
 /* The first job of fio's JSON `text`, its read or write side: 0, or -1

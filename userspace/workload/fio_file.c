@@ -323,11 +323,11 @@ int fio_file_run(const struct workload_ctx *ctx, struct fio_run *r,
 			continue;
 		run_arg(r, "--section=%s", j->name);
 		if (j->reads)
-			sides[n++] = (struct fio_side){j->name, true, m};
+			sides[n++] = (struct fio_side){j->name, true, m, false};
 		if (j->writes)
 			sides[n++] = (struct fio_side){
 				j->name, false,
-				m + (j->reads ? FIO_METRICS : 0)};
+				m + (j->reads ? FIO_METRICS : 0), false};
 	}
 	snprintf(r->filename, sizeof(r->filename), "%s/%s",
 		 (const char *)ctx->state, base ? base + 1 : p->job_file);

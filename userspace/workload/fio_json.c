@@ -5,6 +5,7 @@
  * totals of every job a job file ran.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -21,6 +22,24 @@ static bool num_at(struct json_object *o, const char *k, double *out)
 		return false;
 	*out = json_object_get_double(v);
 	return true;
+}
+
+/* fio's bins ({"ns": count}, its own log-linear buckets) into log2 slots
+ * of ns; slot i holds [2^i, 2^(i+1)), the last everything above. */
+static void bins_into(struct json_object *bins, unsigned long long *slots)
+{
+	json_object_object_foreach(bins, key, val)
+	{
+		unsigned long long ns = strtoull(key, NULL, 10);
+		int64_t n = json_object_get_int64(val);
+		int slot = ns ? 63 - __builtin_clzll(ns) : 0;
+
+		if (n <= 0)
+			continue;
+		if (slot >= FIO_LOG2_SLOTS)
+			slot = FIO_LOG2_SLOTS - 1;
+		slots[slot] += (unsigned long long)n;
+	}
 }
 
 /* root's "jobs" array, every job without error: 0, or -1 and why. */
@@ -52,7 +71,7 @@ static int fio_jobs(const char *text, struct json_object **root,
 static int side_figures(struct json_object *job, const char *side,
 			struct fio_figures *f, double *ios)
 {
-	struct json_object *s, *clat, *pct;
+	struct json_object *s, *clat, *pct, *bins;
 	double bw = 0, runtime_ms = 0;
 
 	memset(f, 0, sizeof(*f));
@@ -69,8 +88,13 @@ static int side_figures(struct json_object *job, const char *side,
 	    !num_at(clat, "mean", &f->clat_mean_us) ||
 	    !num_at(pct, "50.000000", &f->clat_p50_us) ||
 	    !num_at(pct, "99.000000", &f->clat_p99_us) ||
-	    !num_at(pct, "99.900000", &f->clat_p999_us))
+	    !num_at(pct, "99.900000", &f->clat_p999_us) ||
+	    !num_at(clat, "N", &f->clat_n))
 		return -1;
+	f->clat_sum_ns = f->clat_mean_us * f->clat_n;
+	if (json_object_object_get_ex(clat, "bins", &bins) &&
+	    json_object_is_type(bins, json_type_object))
+		bins_into(bins, f->clat_log2);
 	f->mbps = bw / 1e6;
 	f->runtime_s = runtime_ms / 1e3;
 	f->clat_mean_us /= 1e3;
@@ -93,6 +117,10 @@ static void add_clone(struct fio_figures *out, double n,
 		n + ios > 0 ? (out->clat_mean_us * n + c->clat_mean_us * ios) /
 				      (n + ios)
 			    : 0;
+	out->clat_n += c->clat_n;
+	out->clat_sum_ns += c->clat_sum_ns;
+	for (int i = 0; i < FIO_LOG2_SLOTS; i++)
+		out->clat_log2[i] += c->clat_log2[i];
 	out->mbps += c->mbps;
 	out->iops += c->iops;
 	out->io_bytes += c->io_bytes;

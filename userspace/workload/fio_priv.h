@@ -47,6 +47,9 @@ struct fio_side {
 	const char *job; /* fio's jobname; NULL: the first job */
 	bool read;
 	int m;
+	/* Its clat is the calls' time (fio_times_calls): into the
+	 * sample's calls. */
+	bool calls;
 };
 
 void run_arg(struct fio_run *r, const char *fmt, ...)

@@ -26,6 +26,15 @@ struct target;
 /* How often the CPU's busy share is sampled while a timed child runs. */
 #define CPU_SAMPLE_MS 250
 
+/* A workload's own timing of its calls of one op (enum eb_op). */
+struct call_times {
+	uint64_t count, sum_ns;
+	/* Wall time with at least one call in flight (sum_ns for one
+	 * thread making them one after the other). */
+	uint64_t busy_ns;
+	uint64_t slots[HIST_SLOTS]; /* log2 of ns, as the tracer's */
+};
+
 struct sample {
 	double values[MAX_METRICS];
 	/* rusage of the timed child that produced each metric */
@@ -41,6 +50,11 @@ struct sample {
 	 * 0: not a read-side figure; dev_counted: the device's were read. */
 	double read_bytes[MAX_METRICS], dev_read_bytes[MAX_METRICS];
 	bool dev_counted[MAX_METRICS];
+	/* Where the workload timed its calls (workload_ops.times_calls):
+	 * what timed them ("fio's clat, psync engine"), "" when nothing
+	 * did, and the figures per op. */
+	char calls_by[DETAIL_LEN];
+	struct call_times calls[NR_OPS];
 };
 
 /* Called around each timed child by whoever runs the workload (the
@@ -130,6 +144,12 @@ struct workload_ops {
 	int (*setup)(struct workload_ctx *ctx);
 	void (*teardown)(struct workload_ctx *ctx);
 	int (*run_once)(const struct workload_ctx *ctx, struct sample *out);
+	/* Whether part `phase`'s run_once times every call its verdicts
+	 * are about (struct sample's calls_by and calls) on this target:
+	 * then its traced iterations leave the syscall tracepoints
+	 * detached, whose slow path costs every thread of the machine.
+	 * May be NULL: never. */
+	bool (*times_calls)(const void *p, int phase, const struct target *t);
 };
 
 const struct workload_ops *workload_find(const char *name);
