@@ -32,6 +32,11 @@
 # every task on the machine, so their runs per I/O include other load.
 #
 #   sudo bench/wait-overhead.sh               # ROUNDS=12 SECS=2, ~5 min
+#   ours-sched, in every round: ours as run's traced iterations of a fio
+#       job with a synchronous engine are (the syscall tracepoints left
+#       detached, the call a caller blocks in read from its saved
+#       registers: bench-only ENCBENCH_BENCH_CALLS_BY_SCHED); SCHED=0
+#       leaves it out
 #   sudo ENCBENCH_BIN_B=/work/main/encbench-trace bench/wait-overhead.sh
 #       A/B: a second build of the tracer in the same rounds; ENCBENCH_BIN
 #       (default: this tree's) is A; printed: B minus A
@@ -60,6 +65,7 @@ done
 # tracing off (every program leaves at its first check: the cost of being
 # called at all).
 modes=(ours)
+((${SCHED:-1})) && modes+=(ours-sched)
 [[ -n $bin_b ]] && modes+=(ours-B)
 ((${BIOLATENCY:-1})) && modes+=(biolatency)
 declare -A skip=(
@@ -151,12 +157,14 @@ run_untraced() {
 # is renamed into place whole (an empty file is valid to jq -e).
 # $1 round ("x": the costed run, bpf_stats on), $2 mode.
 run_ours() {
-	local w=$work/r$seq mode=$2 b=$bin ticks busy skipped= idle=
+	local w=$work/r$seq mode=$2 b=$bin ticks busy skipped= idle= sched=
 	local costed=$([[ $1 == x ]] && echo 1 || echo 0)
 	[[ $mode == ours-B* ]] && b=$bin_b
 	[[ $mode == -* ]] && skipped=${skip[$mode]}
 	[[ $mode == idle ]] && idle=1
+	[[ $mode == ours-sched ]] && sched=1 skipped=sys_enter,sys_exit
 	ENCBENCH_IDS_FILE="$w.ids" ENCBENCH_BENCH_SKIP=$skipped ENCBENCH_BENCH_IDLE=$idle \
+		ENCBENCH_BENCH_CALLS_BY_SCHED=$sched \
 		"$b" trace --dev "$dev" -q -- sh -c "
 		touch $w.ready; while [ ! -e $w.go ]; do sleep 0.02; done
 		$(printf '%q ' "${fio_cmd[@]}") >$w.part && mv $w.part $w.json
@@ -236,7 +244,7 @@ for ((i = 1; i <= rounds; i++)); do
 done
 # The costed runs (bpf_stats on): not among the ratio rounds.
 for m in "${modes[@]}"; do
-	case $m in ours | ours-B | biolatency) run_mode x "$m" ;; esac
+	case $m in ours | ours-sched | ours-B | biolatency) run_mode x "$m" ;; esac
 done
 
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo '?')
@@ -333,9 +341,9 @@ table() {
 			printf "  %-14s %-28s %9s %7s %7.0f\n", who, "(all)", "", "", all / ios
 		}' "$work/$1.progs" | sort -k1,1 -k2,2
 }
-for m in ours ours-B biolatency; do table "$m"; done
+for m in ours ours-sched ours-B biolatency; do table "$m"; done
 echo
-for m in ours ${bin_b:+ours-B}; do
+for m in ours $( ((${SCHED:-1})) && echo ours-sched) ${bin_b:+ours-B}; do
 	echo "$m: RSS high-water $(cat "$work/$m.rss") KiB and BPF maps memlock $(cat "$work/$m.maps") bytes (its costed run);" \
 		"its CPU time during fio's runs: $(awk -v m="$m" '$2 == m { print $1 }' "$work/runs" |
 			while read -r s; do cat "$work/r$s.ticks"; done |
