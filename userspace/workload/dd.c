@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +34,10 @@ struct dd_job {
 	uint64_t size;
 	unsigned char *pool; /* DD_POOL random bytes, DD_BS-aligned */
 	unsigned char *buf;  /* one block for reads */
+	/* The timed children's own timing of each call the tracer would
+	 * count (the open that creates, write, fsync, read), shared with
+	 * the parent: dd_times_calls. */
+	struct call_times *calls;
 };
 
 static int dd_write(void *arg, double *secs)
@@ -41,22 +46,33 @@ static int dd_write(void *arg, double *secs)
 	double t0;
 	int fd, err = 0;
 
+	uint64_t t;
+
 	workload_own_pages(j->pool, DD_POOL);
 	t0 = now_s();
+	t = call_start();
 	fd = open(j->path, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT | O_CLOEXEC,
 		  0600);
+	call_end(&j->calls[EB_OP_CREATE], t);
 	if (fd < 0)
 		return -errno;
 	for (uint64_t off = 0; off < j->size && !workload_stop; off += DD_BS) {
 		size_t n = j->size - off < DD_BS ? j->size - off : DD_BS;
+		ssize_t done;
 
-		if (write(fd, j->pool + off % DD_POOL, n) != (ssize_t)n) {
+		t = call_start();
+		done = write(fd, j->pool + off % DD_POOL, n);
+		call_end(&j->calls[EB_OP_WRITE], t);
+		if (done != (ssize_t)n) {
 			err = -errno ?: -EIO;
 			break;
 		}
 	}
-	if (!err && fsync(fd) < 0)
-		err = -errno;
+	if (!err) {
+		t = call_start();
+		err = fsync(fd) < 0 ? -errno : 0;
+		call_end(&j->calls[EB_OP_SYNC], t);
+	}
 	close(fd);
 	*secs = now_s() - t0;
 	return err;
@@ -70,13 +86,21 @@ static int dd_read(void *arg, double *secs)
 	int fd, err = 0;
 	double t0;
 
+	uint64_t t;
+
 	workload_own_pages(j->buf, DD_BS);
 	t0 = now_s();
 	fd = open(j->path, O_RDONLY | O_DIRECT | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	while (!workload_stop && (n = read(fd, j->buf, DD_BS)) > 0)
+	while (!workload_stop) {
+		t = call_start();
+		n = read(fd, j->buf, DD_BS);
+		call_end(&j->calls[EB_OP_READ], t);
+		if (n <= 0)
+			break;
 		total += n;
+	}
 	if (n < 0)
 		err = -errno;
 	else if (!workload_stop && total != j->size)
@@ -95,6 +119,13 @@ static int dd_run_once(const struct workload_ctx *ctx, struct sample *out)
 
 	snprintf(j.path, sizeof(j.path), "%s/dd-%d.dat", ctx->target->info.dir,
 		 ctx->iteration);
+	j.calls = mmap(NULL, sizeof(out->calls), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (j.calls == MAP_FAILED) {
+		j.calls = NULL;
+		err = -errno;
+		goto cleanup;
+	}
 	if (posix_memalign((void **)&j.pool, DD_BS, DD_POOL) ||
 	    posix_memalign((void **)&j.buf, DD_BS, DD_BS)) {
 		err = -ENOMEM;
@@ -118,14 +149,30 @@ static int dd_run_once(const struct workload_ctx *ctx, struct sample *out)
 	if (!err)
 		sample_read(out, 1, (double)p->size_bytes, dev0,
 			    workload_dev_read_bytes(ctx->target));
+	if (!err) {
+		memcpy(out->calls, j.calls, sizeof(out->calls));
+		snprintf(out->calls_by, sizeof(out->calls_by),
+			 "dd's own clock around each call");
+	}
 cleanup:
 	if (err && err != -EINTR)
 		fprintf(stderr, "encbench-trace: dd on %s: %s\n", j.path,
 			strerror(-err));
 	unlink(j.path);
+	if (j.calls)
+		munmap(j.calls, sizeof(out->calls));
 	free(j.pool);
 	free(j.buf);
 	return err;
+}
+
+/* Every call of dd's the tracer would count is timed by dd itself. */
+static bool dd_times_calls(const void *p, int phase, const struct target *t)
+{
+	(void)p;
+	(void)phase;
+	(void)t;
+	return true;
 }
 
 /* dd writes and reads with O_DIRECT: nothing to measure without it. */
@@ -223,4 +270,5 @@ const struct workload_ops dd_workload_ops = {
 	.not_applicable = dd_not_applicable,
 	.caveat = dd_caveat,
 	.run_once = dd_run_once,
+	.times_calls = dd_times_calls,
 };

@@ -302,6 +302,25 @@ double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+uint64_t call_start(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void call_end(struct call_times *c, uint64_t t)
+{
+	uint64_t ns = call_start() - t;
+	int slot = ns ? 63 - __builtin_clzll(ns) : 0;
+
+	c->count++;
+	c->sum_ns += ns;
+	c->busy_ns += ns; /* one thread: one call at a time */
+	c->slots[slot < HIST_SLOTS ? slot : HIST_SLOTS - 1]++;
+}
+
 uint64_t workload_dev_read_bytes(const struct target *t)
 {
 	uint64_t b = 0;

@@ -201,6 +201,11 @@ void sample_read(struct sample *s, int m, double bytes, uint64_t dev0,
 int drop_caches(const struct target *t);
 /* Seconds on CLOCK_MONOTONIC. */
 double now_s(void);
+/* A workload timing its own calls (workload_ops.times_calls), in the
+ * timed child: t = call_start(); the call; call_end(c, t). The tracer's
+ * clock (CLOCK_MONOTONIC, the vDSO's: no syscall). */
+uint64_t call_start(void);
+void call_end(struct call_times *c, uint64_t t);
 
 /* For set(): a size (K/M/G, > 0, a multiple of `align`) or a count in
  * [1, max] from an option's value; -1 with a one-line reason. */
