@@ -44,9 +44,8 @@ static int dd_write(void *arg, double *secs)
 {
 	struct dd_job *j = arg;
 	double t0;
-	int fd, err = 0;
-
 	uint64_t t;
+	int fd, err = 0;
 
 	workload_own_pages(j->pool, DD_POOL);
 	t0 = now_s();
@@ -85,7 +84,6 @@ static int dd_read(void *arg, double *secs)
 	ssize_t n = 0;
 	int fd, err = 0;
 	double t0;
-
 	uint64_t t;
 
 	workload_own_pages(j->buf, DD_BS);

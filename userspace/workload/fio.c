@@ -405,18 +405,22 @@ _Static_assert(FIO_LOG2_SLOTS == HIST_SLOTS,
  * file (engines, files and jobs of its own), nor for a write job that
  * ends in an fsync (buffered in disguise), which fio does not time.
  */
-static bool fio_times_calls(const void *vp, int i, const struct target *t)
+static bool job_times_calls(const struct fio_params *p, int i, bool disguise)
 {
 	static const char *const sync_engines[] = {"psync",   "sync",  "pvsync",
 						   "pvsync2", "vsync", NULL};
-	const struct fio_params *p = vp;
 	bool sync = false;
 
 	if (p->job_file[0] || i < 0 || i >= p->nr_rw)
 		return false;
 	for (int k = 0; sync_engines[k]; k++)
 		sync |= !strcmp(p->engine, sync_engines[k]);
-	return sync && (is_read(p->rw[i]) || !buffered_in_disguise(t));
+	return sync && (is_read(p->rw[i]) || !disguise);
+}
+
+static bool fio_times_calls(const void *vp, int i, const struct target *t)
+{
+	return job_times_calls(vp, i, buffered_in_disguise(t));
 }
 
 static int fio_one_job(const struct workload_ctx *ctx, int i, struct fio_run *r,
@@ -424,16 +428,16 @@ static int fio_one_job(const struct workload_ctx *ctx, int i, struct fio_run *r,
 {
 	const struct fio_params *p = ctx->params;
 	const struct target *t = ctx->target;
+	bool disguise = buffered_in_disguise(t);
 	struct fio_side side = {NULL, is_read(p->rw[i]), i * FIO_METRICS,
-				fio_times_calls(p, i, t)};
+				job_times_calls(p, i, disguise)};
 	char name[NAME_LEN];
 
 	if (side.calls)
 		snprintf(out->calls_by, sizeof(out->calls_by),
 			 "fio's clat of each call (%s engine)", p->engine);
 	fio_argv(r, ctx->state, false);
-	fio_job_args(r, p, i, !(t->kind && t->kind->no_direct_io),
-		     buffered_in_disguise(t));
+	fio_job_args(r, p, i, !(t->kind && t->kind->no_direct_io), disguise);
 	job_name(p, i, name, sizeof(name));
 	return fio_measure(ctx, r, name, &side, 1, out);
 }
