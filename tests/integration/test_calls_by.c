@@ -10,6 +10,8 @@
  * (psync, direct), once so and once with --syscall-tracepoints, the
  * reference:
  * - the syscall programs never ran in the first, and did in the second;
+ * - createfiles, which times its creating opens itself, has as many in
+ *   its syscall layer as it made files in its traced iterations;
  * - the syscall layer is fio's, and the block layer's requests, which
  *   the tracer counted itself, are one per call fio counted;
  * - the wait split adds up to fio's time with a positive on-CPU part,
@@ -33,8 +35,10 @@
 
 static char tmp[] = "/var/tmp/encbench-callsby.XXXXXX";
 static char ids_file[PATH_MAX];
-/* [0]: fio's clat (the default), [1]: --syscall-tracepoints. */
-static struct json_object *doc[2];
+/* [0]: fio's clat (the default), [1]: --syscall-tracepoints,
+ * [2]: createfiles. */
+static struct json_object *doc[3];
+#define FILES 400
 
 static int one_run(int i)
 {
@@ -57,11 +61,25 @@ static int one_run(int i)
 			      "-n",
 			      "2",
 			      "--syscall-tracepoints"};
+	const char *files[] = {"-t",
+			       "plain",
+			       "-w",
+			       "createfiles",
+			       "--createfiles-files",
+			       "400", /* FILES */
+			       "-n",
+			       "1",
+			       "--trace-runs",
+			       "2"};
 	char out[PATH_MAX];
 	int n = sizeof(args) / sizeof(args[0]) - (i ? 0 : 1), rc;
 
 	snprintf(out, sizeof(out), "%s/out%d", tmp, i);
-	rc = run_prog_run(tmp, out, args, n);
+	if (i == 2)
+		rc = run_prog_run(tmp, out, files,
+				  sizeof(files) / sizeof(files[0]));
+	else
+		rc = run_prog_run(tmp, out, args, n);
 	doc[i] = run_prog_results(tmp, "run", rc, out);
 	return doc[i] ? 0 : -1;
 }
@@ -72,13 +90,13 @@ static int setup(void **state)
 	if (run_prog_begin(tmp))
 		return -1;
 	run_prog_record_ids(tmp, ids_file);
-	return one_run(0) || one_run(1) ? -1 : 0;
+	return one_run(0) || one_run(1) || one_run(2) ? -1 : 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		if (doc[i])
 			json_object_put(doc[i]);
 	return remove_tree(tmp);
@@ -105,20 +123,30 @@ static uint64_t u64(struct json_object *o, const char *k)
 	return json_object_get_uint64(get(o, k));
 }
 
-/* Runs of the syscall programs over each phase's costed iteration. */
-static uint64_t syscall_runs(struct json_object *d)
+/* Runs of the syscall programs over each phase's costed iteration (of
+ * `phases`). */
+static uint64_t syscall_runs(struct json_object *d, size_t phases)
 {
 	struct json_object *costs = get(d, "tracer_costs");
 	uint64_t runs = 0;
 
-	assert_int_equal(json_object_array_length(costs), 2);
+	assert_int_equal(json_object_array_length(costs), phases);
 	for (size_t i = 0; i < json_object_array_length(costs); i++) {
 		struct json_object *c = json_object_array_get_idx(costs, i);
 		struct json_object *p = get(c, "programs");
 
-		assert_true(json_object_get_boolean(get(c, "measured")));
-		/* The calls fio timed, in either way. */
-		assert_true(u64(c, "ops") > 100);
+		if (!json_object_get_boolean(get(c, "measured")))
+			fail_msg("a cost not measured: %s",
+				 json_object_get_string(get(c, "why")));
+		/* The calls the workload timed, or the tracepoints did. */
+		if (u64(c, "ops") <= 100)
+			fail_msg("%s %s iteration %d: %llu calls in %.2f s "
+				 "traced",
+				 json_object_get_string(get(c, "workload")),
+				 json_object_get_string(get(c, "job")),
+				 json_object_get_int(get(c, "iteration")),
+				 (unsigned long long)u64(c, "ops"),
+				 json_object_get_double(get(c, "wall_s")));
 		for (size_t k = 0; k < json_object_array_length(p); k++) {
 			struct json_object *g = json_object_array_get_idx(p, k);
 			const char *name =
@@ -139,9 +167,10 @@ static void test_no_syscall_tracepoints(void **state)
 		get(get(doc[0], "meta"), "options"), "syscall_tracepoints")));
 	assert_true(json_object_get_boolean(get(
 		get(get(doc[1], "meta"), "options"), "syscall_tracepoints")));
-	assert_int_equal(syscall_runs(doc[0]), 0);
+	assert_int_equal(syscall_runs(doc[0], 2), 0);
+	assert_int_equal(syscall_runs(doc[2], 1), 0);
 	/* Every syscall of the machine ran them: fio's at least. */
-	assert_true(syscall_runs(doc[1]) > 100);
+	assert_true(syscall_runs(doc[1], 2) > 100);
 }
 
 /* Job's op in run i: its calls are fio's (or the tracepoints'), one
@@ -198,11 +227,32 @@ static void test_calls_are_fios(void **state)
 	}
 }
 
+/* Its two traced iterations' creating opens, each one timed by the
+ * child that made it, and no syscall tracepoint. */
+static void test_createfiles(void **state)
+{
+	struct json_object *a, *sc, *costs;
+
+	(void)state;
+	a = attrib_of(doc[2], "plain", "create");
+	sc = layer_in(a, "syscall");
+	assert_non_null(strstr(json_object_get_string(get(sc, "source")),
+			       "createfiles' own clock"));
+	assert_int_equal(u64(sc, "count"), 2 * FILES);
+	assert_int_equal(u64(wait_checked(get(a, "wait")), "syscalls"),
+			 2 * FILES);
+	/* The costed iteration, one of the two. */
+	costs = get(doc[2], "tracer_costs");
+	assert_int_equal(u64(json_object_array_get_idx(costs, 0), "ops"),
+			 FILES);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_syscall_tracepoints),
 		cmocka_unit_test(test_calls_are_fios),
+		cmocka_unit_test(test_createfiles),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -117,10 +116,8 @@ static int dd_run_once(const struct workload_ctx *ctx, struct sample *out)
 
 	snprintf(j.path, sizeof(j.path), "%s/dd-%d.dat", ctx->target->info.dir,
 		 ctx->iteration);
-	j.calls = mmap(NULL, sizeof(out->calls), PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (j.calls == MAP_FAILED) {
-		j.calls = NULL;
+	j.calls = calls_share();
+	if (!j.calls) {
 		err = -errno;
 		goto cleanup;
 	}
@@ -147,30 +144,17 @@ static int dd_run_once(const struct workload_ctx *ctx, struct sample *out)
 	if (!err)
 		sample_read(out, 1, (double)p->size_bytes, dev0,
 			    workload_dev_read_bytes(ctx->target));
-	if (!err) {
-		memcpy(out->calls, j.calls, sizeof(out->calls));
-		snprintf(out->calls_by, sizeof(out->calls_by),
-			 "dd's own clock around each call");
-	}
+	if (!err)
+		calls_take(out, j.calls, "dd's own clock around each call");
 cleanup:
 	if (err && err != -EINTR)
 		fprintf(stderr, "encbench-trace: dd on %s: %s\n", j.path,
 			strerror(-err));
 	unlink(j.path);
-	if (j.calls)
-		munmap(j.calls, sizeof(out->calls));
+	calls_unshare(j.calls);
 	free(j.pool);
 	free(j.buf);
 	return err;
-}
-
-/* Every call of dd's the tracer would count is timed by dd itself. */
-static bool dd_times_calls(const void *p, int phase, const struct target *t)
-{
-	(void)p;
-	(void)phase;
-	(void)t;
-	return true;
 }
 
 /* dd writes and reads with O_DIRECT: nothing to measure without it. */
@@ -268,5 +252,6 @@ const struct workload_ops dd_workload_ops = {
 	.not_applicable = dd_not_applicable,
 	.caveat = dd_caveat,
 	.run_once = dd_run_once,
-	.times_calls = dd_times_calls,
+	/* The creating open, each write, the fsync, each read. */
+	.times_calls = times_every_call,
 };

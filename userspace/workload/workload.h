@@ -206,6 +206,17 @@ double now_s(void);
  * clock (CLOCK_MONOTONIC, the vDSO's: no syscall). */
 uint64_t call_start(void);
 void call_end(struct call_times *c, uint64_t t);
+/* Where the timed children record them, per enum eb_op: memory shared
+ * with the parent (made before the fork), NULL on failure (errno set);
+ * calls_take copies them into out, with what timed them (`by`), and
+ * calls_unshare unmaps them (NULL is fine). */
+struct call_times *calls_share(void);
+void calls_take(struct sample *out, const struct call_times *shared,
+		const char *by);
+void calls_unshare(struct call_times *shared);
+/* workload_ops.times_calls of a workload that times every call it makes
+ * on any target (dd, createfiles). */
+bool times_every_call(const void *p, int phase, const struct target *t);
 
 /* For set(): a size (K/M/G, > 0, a multiple of `align`) or a count in
  * [1, max] from an option's value; -1 with a one-line reason. */
