@@ -61,9 +61,11 @@ static inline struct json_object *result_of(struct json_object *doc,
 	return NULL;
 }
 
-/* The attribution entry for (target, op) in results document doc. */
-static inline struct json_object *attrib_of(struct json_object *doc,
-					    const char *target, const char *op)
+/* The attribution entry for (target, op) in results document doc, of
+ * the part (a fio job) named job if not NULL, or NULL. */
+static inline struct json_object *attrib_find(struct json_object *doc,
+					      const char *target,
+					      const char *job, const char *op)
 {
 	struct json_object *att = get(doc, "attribution");
 
@@ -71,11 +73,23 @@ static inline struct json_object *attrib_of(struct json_object *doc,
 		struct json_object *a = json_object_array_get_idx(att, i);
 
 		if (!strcmp(json_object_get_string(get(a, "target")), target) &&
+		    (!job ||
+		     !strcmp(json_object_get_string(get(a, "job")), job)) &&
 		    !strcmp(json_object_get_string(get(a, "op")), op))
 			return a;
 	}
-	fail_msg("no %s/%s attribution", target, op);
 	return NULL;
+}
+
+/* The attribution entry for (target, op) in results document doc. */
+static inline struct json_object *attrib_of(struct json_object *doc,
+					    const char *target, const char *op)
+{
+	struct json_object *a = attrib_find(doc, target, NULL, op);
+
+	if (!a)
+		fail_msg("no %s/%s attribution", target, op);
+	return a;
 }
 
 /* The verdict for (target, op) in results document doc. */

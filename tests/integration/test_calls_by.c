@@ -102,22 +102,6 @@ static int teardown(void **state)
 	return remove_tree(tmp);
 }
 
-/* The attribution of job's op, or NULL. */
-static struct json_object *job_attrib(struct json_object *d, const char *job,
-				      const char *op)
-{
-	struct json_object *att = get(d, "attribution");
-
-	for (size_t i = 0; i < json_object_array_length(att); i++) {
-		struct json_object *a = json_object_array_get_idx(att, i);
-
-		if (!strcmp(json_object_get_string(get(a, "job")), job) &&
-		    !strcmp(json_object_get_string(get(a, "op")), op))
-			return a;
-	}
-	return NULL;
-}
-
 static uint64_t u64(struct json_object *o, const char *k)
 {
 	return json_object_get_uint64(get(o, k));
@@ -177,7 +161,8 @@ static void test_no_syscall_tracepoints(void **state)
  * device request each, and its wait split is sound. */
 static void check_job(int i, const char *job, const char *op)
 {
-	struct json_object *a = job_attrib(doc[i], job, op), *w, *sc, *dev;
+	struct json_object *a = attrib_find(doc[i], "plain", job, op), *w, *sc,
+			   *dev;
 	const char *src;
 	double per_call, ratio;
 
