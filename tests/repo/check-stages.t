@@ -5,20 +5,8 @@
 # sanitizers and fuzzers from running at all, and .ci/run must still fail
 # on any stage.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-check() {
-	n=$((n + 1))
-	if eval "$2"; then
-		echo "ok $n - $1"
-	else
-		echo "not ok $n - $1"
-		sed 's/^/# /' "$tmp/err"
-	fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+tap_diag=$tmp/err
 
 scripts/check-stages.sh \
 	first "touch $tmp/first; exit 3" \
@@ -26,18 +14,18 @@ scripts/check-stages.sh \
 	third "false" \
 	fourth "touch $tmp/fourth" >"$tmp/out" 2>"$tmp/err"
 status=$?
-check "a failed stage fails the whole (status $status)" '((status == 1))'
-check "every stage ran after the failures" \
+tap_ok "a failed stage fails the whole (status $status)" '((status == 1))'
+tap_ok "every stage ran after the failures" \
 	'[[ -f $tmp/first && -f $tmp/second && -f $tmp/fourth ]]'
-check "the last line lists each failed stage, in order" \
+tap_ok "the last line lists each failed stage, in order" \
 	'[[ $(tail -n 1 "$tmp/err") == "make check: FAILED: 2 of 4 stages: first, third" ]]'
-check "each stage's status is told" \
+tap_ok "each stage's status is told" \
 	'grep -q "first .*FAILED (exit 3)" "$tmp/err" && grep -q "second .*passed" "$tmp/err"'
 
 scripts/check-stages.sh one true two true >"$tmp/out" 2>"$tmp/err"
 status=$?
-check "all passed: status 0 (status $status)" '((status == 0))'
-check "all passed: said so" \
+tap_ok "all passed: status 0 (status $status)" '((status == 0))'
+tap_ok "all passed: said so" \
 	'[[ $(tail -n 1 "$tmp/err") == "make check: all 2 stages passed" ]]'
 
 # make -n check: make stages run (with -n), others are only printed.
@@ -45,10 +33,10 @@ ENCBENCH_CHECK_DRY=n MAKE=make scripts/check-stages.sh \
 	shell "touch $tmp/dry" made "make -C $tmp -f /dev/null -n" \
 	>"$tmp/out" 2>"$tmp/err"
 status=$?
-check "dry run: nothing but make runs" \
+tap_ok "dry run: nothing but make runs" \
 	'((status == 0)) && [[ ! -e $tmp/dry ]] && grep -qx "touch $tmp/dry" "$tmp/out"'
 
 # The CI script runs make check under set -e: its status is make's.
-check ".ci/run ends with make check under set -e" \
+tap_ok ".ci/run ends with make check under set -e" \
 	'grep -q "^set -euo pipefail" .ci/run && [[ $(tail -n 1 .ci/run) == "make check" ]]'
-echo "1..$n"
+tap_plan

@@ -6,20 +6,7 @@
 # cycle between folders. It passes on this tree, and fails on copies of it
 # made bad on purpose, one way each, so that it can fail.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() {
-	n=$((n + 1))
-	if eval "$2"; then
-		echo "ok $n - $1"
-	else
-		echo "not ok $n - $1"
-		sed 's/^/# /' "$tmp/out"
-	fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 # check DIR: the check's output in $tmp/out, its status in $status.
 check() {
 	perl scripts/check-includes.pl "$1" >"$tmp/out" 2>&1
@@ -34,52 +21,52 @@ copy() {
 has() { grep -qF -- "$1" "$tmp/out"; }
 
 check .
-ok "this tree passes (status $status)" '((status == 0)) && ! grep -v "^note:" "$tmp/out" | grep -q .'
+tap_ok "this tree passes (status $status)" '((status == 0)) && ! grep -v "^note:" "$tmp/out" | grep -q .'
 for d in userspace/*/; do
 	d=$(basename "$d")
 	if grep -q "^note: $d/:" "$tmp/out"; then
-		echo "not ok $((n += 1)) - $d/ says what it may include # TODO no main header with a \"May include:\" line yet"
+		echo "not ok $((tap_n += 1)) - $d/ says what it may include # TODO no main header with a \"May include:\" line yet"
 	else
-		echo "ok $((n += 1)) - $d/ says what it may include"
+		echo "ok $((tap_n += 1)) - $d/ says what it may include"
 	fi
 done
-ok "every folder of the data flow has a rule" \
+tap_ok "every folder of the data flow has a rule" \
 	'for d in cli run probe storage workload tracer analysis stats report common; do
 		grep -rlq "May include:" userspace/$d/*.h || exit 1; done'
 
 copy tracer
 echo '#include "../tracer/trace.h"' >>"$tmp/tracer/userspace/analysis/analysis.h"
 check "$tmp/tracer"
-ok "analysis/ including the tracer fails, naming both" \
+tap_ok "analysis/ including the tracer fails, naming both" \
 	'((status == 1)) && has "userspace/analysis/analysis.h" && has "analysis/ may not include tracer/"'
 
 copy libbpf
 echo '#include <bpf/libbpf.h>' >>"$tmp/libbpf/userspace/analysis/verdict.c"
 check "$tmp/libbpf"
-ok "analysis/ including libbpf fails" '((status == 1)) && has "analysis/ may not include libbpf"'
+tap_ok "analysis/ including libbpf fails" '((status == 1)) && has "analysis/ may not include libbpf"'
 
 copy skel
 echo '#include "attrib.skel.h"' >>"$tmp/skel/userspace/analysis/verdict.c"
 check "$tmp/skel"
-ok "analysis/ including a skeleton fails" '((status == 1)) && has "analysis/ may not include skeleton"'
+tap_ok "analysis/ including a skeleton fails" '((status == 1)) && has "analysis/ may not include skeleton"'
 
 copy reach
 echo '#include <bpf/bpf.h>' >>"$tmp/reach/userspace/common/parse.h"
 echo '#include "../common/parse.h"' >>"$tmp/reach/userspace/analysis/verdict.c"
 check "$tmp/reach"
-ok "libbpf reached through a common/ header fails for analysis/" \
+tap_ok "libbpf reached through a common/ header fails for analysis/" \
 	'((status == 1)) && has "reaches bpf/bpf.h through" && has "analysis/ may not include libbpf"'
 
 copy bpfside
 echo '#include "../../bpf/maps.bpf.h"' >>"$tmp/bpfside/userspace/report/text.c"
 check "$tmp/bpfside"
-ok "user space including a BPF-side header fails" \
+tap_ok "user space including a BPF-side header fails" \
 	'((status == 1)) && has "report/ may not include a BPF-side header"'
 
 copy back
 echo '#include "../run/run.h"' >>"$tmp/back/userspace/probe/probe.c"
 check "$tmp/back"
-ok "an include against the data flow fails (probe/ -> run/)" \
+tap_ok "an include against the data flow fails (probe/ -> run/)" \
 	'((status == 1)) && has "probe/ may not include run/" && has "include cycle between probe/, run/"'
 
 # A cycle alone: two folders that each allow the other.
@@ -87,18 +74,18 @@ mkdir -p "$tmp/cycle/userspace/a" "$tmp/cycle/userspace/b"
 printf '/*\n * May include: b/.\n */\n#include "../b/b.h"\n' >"$tmp/cycle/userspace/a/a.h"
 printf '/*\n * May include: a/.\n */\n#include "../a/a.h"\n' >"$tmp/cycle/userspace/b/b.h"
 check "$tmp/cycle"
-ok "a cycle between folders fails, with its edges" \
+tap_ok "a cycle between folders fails, with its edges" \
 	'((status == 1)) && has "include cycle between a/, b/" && has "a -> b (userspace/a/a.h:4)"'
 
 copy twice
 printf '/*\n * May include: common/.\n */\n' >"$tmp/twice/userspace/stats/other.h"
 check "$tmp/twice"
-ok "two main headers in one folder fail" '((status == 1)) && has "stats/: two main headers"'
+tap_ok "two main headers in one folder fail" '((status == 1)) && has "stats/: two main headers"'
 
 # Without analysis/ (the tree before it was split off) the rest passes.
 copy noanalysis
 rm -r "$tmp/noanalysis/userspace/analysis"
 check "$tmp/noanalysis"
-ok "the tree without analysis/ passes (status $status)" '((status == 0))'
+tap_ok "the tree without analysis/ passes (status $status)" '((status == 0))'
 
-echo "1..$n"
+tap_plan

@@ -67,8 +67,13 @@ void bpf_cost_end(struct bpf_cost *c, struct tracer_cost *out)
 {
 	out->measured = c->stats_fd >= 0;
 	if (!out->measured) {
-		snprintf(out->why, sizeof(out->why),
-			 "BPF_ENABLE_STATS refused: %s", strerror(-c->err));
+		if (c->err == -ECANCELED)
+			snprintf(out->why, sizeof(out->why),
+				 "left off by ENCBENCH_BENCH_NO_COST");
+		else
+			snprintf(out->why, sizeof(out->why),
+				 "BPF_ENABLE_STATS refused: %s",
+				 strerror(-c->err));
 		return;
 	}
 	out->nr_progs = 0;
