@@ -218,7 +218,7 @@ else
 check: deps-check
 	@MAKE='$(MAKE)' ENCBENCH_CHECK_DRY='$(CHECK_DRY)' scripts/check-stages.sh \
 		build '$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(INTEG_BINS) $(VM_TEST_BINS) check-bpf-headers' \
-		tests 'prove -v $(UNIT_BINS) $(INTEG_BINS) $(REPO_TESTS) tests/vm/vm-tests.t' \
+		tests 'prove -v --timer $(UNIT_BINS) $(INTEG_BINS) $(REPO_TESTS) tests/vm/vm-tests.t' \
 		sanitizers '$(MAKE) --no-print-directory sanitize' \
 		fuzzers '$(MAKE) --no-print-directory fuzz'
 endif

@@ -13,6 +13,10 @@
 # 240 s budget) and the ZFS ARC run added, and then never ended in CI: it
 # hung under multi-threaded TCG (scripts/vm/run says why); on one TCG
 # thread it took 861 s on an idle host. Each program's time is printed.
+# The guests run side by side (each is one TCG thread, so two fill the two
+# CPUs of the machines this runs on): one after the other, the suites took
+# 1013 + 750 s of a clean-clone make check's 2889 s beside one busy loop
+# (2026-12-05). ENCBENCH_VM_PARALLEL=0 runs them one after the other.
 set -uo pipefail
 
 if [[ "${ENCBENCH_SKIP_VM:-}" == 1 ]]; then
@@ -53,15 +57,26 @@ done'
 diag() { sed 's/^/# /'; }
 
 echo "1..$((${#kernels[@]} * ${#bins[@]}))"
-n=0 failed=0
-for k in "${kernels[@]}"; do
-    start=$SECONDS
+# One guest per kernel, its output in $tmp/K.out and "STATUS SECONDS" in
+# $tmp/K.status; side by side unless ENCBENCH_VM_PARALLEL=0.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+run_guest() {
+    local k=$1 start=$SECONDS st=0
     # --zfs: OpenZFS where the kernel allows it (built once per kernel and
     # ZFS version, cached: the first run pays some 10-20 min for it).
-    out=$(scripts/vm/run --kernel "$k" --zfs --timeout "${ENCBENCH_VM_TIMEOUT:-2400}" \
-        -- bash -c "$guest_script" guest "${bins[@]}" 2>&1)
-    run_status=$?
-    echo "# kernel $k: guest run took $((SECONDS - start)) s (status $run_status)"
+    scripts/vm/run --kernel "$k" --zfs --timeout "${ENCBENCH_VM_TIMEOUT:-2400}" \
+        -- bash -c "$guest_script" guest "${bins[@]}" >"$tmp/$k.out" 2>&1 || st=$?
+    echo "$st $((SECONDS - start))" >"$tmp/$k.status"
+}
+
+n=0 failed=0
+# TAP lines for kernel $1's guest run, once it has ended.
+report_guest() {
+    local k=$1 out run_status took_all kver b name section status took skip
+    out=$(cat "$tmp/$k.out")
+    read -r run_status took_all <"$tmp/$k.status"
+    echo "# kernel $k: guest run took $took_all s (status $run_status)"
     kver=$(sed -n 's/^@@vmtest-kernel //p' <<<"$out" | head -n 1)
     for b in "${bins[@]}"; do
         n=$((n + 1))
@@ -98,5 +113,20 @@ for k in "${kernels[@]}"; do
             fi
         fi
     done
-done
+}
+
+if [[ "${ENCBENCH_VM_PARALLEL:-1}" == 1 ]]; then
+    # A background job ignores SIGINT; TERM reaches scripts/vm/run's own
+    # trap, which stops its guest.
+    trap 'kill -TERM $(jobs -p) 2>/dev/null; wait; exit 130' INT TERM
+    for k in "${kernels[@]}"; do run_guest "$k" & done
+    wait
+    trap - INT TERM
+    for k in "${kernels[@]}"; do report_guest "$k"; done
+else
+    for k in "${kernels[@]}"; do
+        run_guest "$k"
+        report_guest "$k"
+    done
+fi
 ((failed == 0))
