@@ -23,7 +23,10 @@
 #
 # The ratio rounds run with kernel.bpf_stats_enabled off: with it on, each
 # program run also reads the clock twice (about 90 ns each here), which
-# would tax a tracer by its number of runs, not by what it does. One more
+# would tax a tracer by its number of runs, not by what it does; and
+# `trace`'s own BPF_ENABLE_STATS fd, which turns them on as the sysctl
+# does, is left off there (bench-only ENCBENCH_BENCH_NO_COST; before
+# 2026-12-05 it was on in every traced round of ours, not biolatency's). One more
 # run of each tracer with it on gives the per-program table: run_time_ns
 # and run_cnt read just before fio starts and just after it ends, so it
 # covers fio's run only (ns per run, runs per I/O, ns per I/O). Ours are
@@ -44,6 +47,15 @@
 #       each group of programs left unattached in turn (bench-only
 #       ENCBENCH_BENCH_SKIP, see userspace/tracer/trace.c), and all attached
 #       with tracing off (ENCBENCH_BENCH_IDLE): what each group costs
+#   sudo FLOOR=1 bench/wait-overhead.sh       # ROUNDS=12, ~7 min
+#       what being called at all costs, against ours-sched: idle-sched
+#       (ours-sched's programs attached, each leaving at its first check)
+#       and sched-idle, block-idle (only the scheduler programs, only the
+#       block programs, attached so), and none (`trace` running the
+#       command with no program attached: what the harness itself
+#       costs); differences are taken against ours-sched. idle-sched's costed run gives each program's ns per
+#       run when it does nothing: the floor bpf_stats itself puts under
+#       every program's figure (its two clock reads)
 #   BIOLATENCY=0 leaves biolatency out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -76,6 +88,11 @@ declare -A skip=(
 	[-sampler]=wait_sample
 )
 ((ablate)) && modes+=(-syscall -sched -workqueue -block -sampler idle)
+floor=${FLOOR:-0}
+((floor)) && modes+=(idle-sched sched-idle block-idle none)
+# The mode the others' per-round differences are taken against.
+base=ours
+((floor)) && base=ours-sched
 
 work=$(mktemp -d /var/tmp/encbench-bench.XXXXXX)
 dev=
@@ -163,11 +180,34 @@ run_ours() {
 	[[ $mode == -* ]] && skipped=${skip[$mode]}
 	[[ $mode == idle ]] && idle=1
 	[[ $mode == ours-sched ]] && sched=1 skipped=sys_enter,sys_exit
+	# The floor: ours-sched's set, or one group of it, called but idle.
+	local others=${skip[-syscall]},${skip[-workqueue]},${skip[-sampler]}
+	case $mode in
+	idle-sched) sched=1 idle=1 skipped=${skip[-syscall]} ;;
+	sched-idle) sched=1 idle=1 skipped=$others,${skip[-block]} ;;
+	block-idle) sched=1 idle=1 skipped=$others,${skip[-sched]} ;;
+	none) sched=1 idle=1 skipped='*' ;;
+	esac
+	# Outside the costed run, no run-time statistics: as in run's traced
+	# iterations but the one it costs, and as biolatency runs (`trace`
+	# would keep them on throughout, for its own cost figures).
+	local nocost=1
+	((costed)) && nocost=
+	# The go and fio's end pass through FIFOs, each end blocked in a read:
+	# a loop of `sleep 0.02` (a fork and exec 50 times a second, on both
+	# sides) cost 3 us of machine CPU per I/O here with no program
+	# attached (2026-12-05), which the untraced and biolatency runs, fio
+	# in the foreground, never paid. Both held open read-write, so that
+	# neither side's open blocks nor a write is lost.
+	local go done
+	mkfifo "$w.go" "$w.done"
+	exec {done}<>"$w.done"
 	ENCBENCH_IDS_FILE="$w.ids" ENCBENCH_BENCH_SKIP=$skipped ENCBENCH_BENCH_IDLE=$idle \
-		ENCBENCH_BENCH_CALLS_BY_SCHED=$sched \
+		ENCBENCH_BENCH_CALLS_BY_SCHED=$sched ENCBENCH_BENCH_NO_COST=$nocost \
 		"$b" trace --dev "$dev" -q -- sh -c "
-		touch $w.ready; while [ ! -e $w.go ]; do sleep 0.02; done
+		exec 3<>$w.go; touch $w.ready; read go <&3
 		$(printf '%q ' "${fio_cmd[@]}") >$w.part && mv $w.part $w.json
+		echo >$w.done
 		while [ ! -e $w.end ]; do sleep 0.02; done" >"$w.txt" 2>&1 &
 	local tracer=$!
 	await "$w.ready" "$tracer"
@@ -177,8 +217,12 @@ run_ours() {
 		prog_stats <"$w.pids" >"$w.before"
 	fi
 	ticks=$(cpu_ticks "$tracer") busy=$(busy_ticks)
-	touch "$w.go"
-	await "$w.json" "$tracer"
+	exec {go}<>"$w.go"
+	echo >&"$go"
+	exec {go}>&-
+	read -r -t 600 -u "$done" _ && [[ -s $w.json ]] ||
+		{ echo "wait-overhead: fio did not end under the tracer: $(tail -1 "$w.txt")" >&2; exit 1; }
+	exec {done}>&-
 	record "$w" "$mode" "$1" "$busy"
 	echo $(($(cpu_ticks "$tracer") - ticks)) >"$w.ticks"
 	if ((costed)); then
@@ -244,7 +288,7 @@ for ((i = 1; i <= rounds; i++)); do
 done
 # The costed runs (bpf_stats on): not among the ratio rounds.
 for m in "${modes[@]}"; do
-	case $m in ours | ours-sched | ours-B | biolatency) run_mode x "$m" ;; esac
+	case $m in ours | ours-sched | ours-B | biolatency | idle-sched) run_mode x "$m" ;; esac
 done
 
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo '?')
@@ -257,7 +301,7 @@ echo
 # statistics (sign test: the interval between the k-th smallest and k-th
 # largest, k the largest with P(Binomial(n, 1/2) < k) <= 2.5 %), and the
 # same for each pair of modes' difference within a round.
-awk -v modes="${modes[*]}" -v hz="$(getconf CLK_TCK)" -v ab="${bin_b:+1}" '
+awk -v modes="${modes[*]}" -v base="$base" -v hz="$(getconf CLK_TCK)" -v ab="${bin_b:+1}" '
 function sorted(a, n,   i, j, t) {
 	for (i = 2; i <= n; i++)
 		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
@@ -312,15 +356,17 @@ END {
 				a[j] = f == 1 ? ov[x, j] : f == 2 ? mc[x, j] : fc[x, j]
 			show(x, a, cnt[x], f == 1 ? "%" : "us", f == 1 ? 100 : 1)
 		}
-		# Differences within a round: each mode against ours.
-		for (i = 2; i <= nm; i++) {
+		# Differences within a round: each mode against the base.
+		for (i = 1; i <= nm; i++) {
 			y = m[i]; delete a; n = 0
-			for (r = 1; (("ours", r) in by_ov); r++)
+			if (y == base)
+				continue
+			for (r = 1; ((base, r) in by_ov); r++)
 				if ((y, r) in by_ov)
-					a[++n] = f == 1 ? by_ov["ours", r] - by_ov[y, r] : f == 2 ? by_mc["ours", r] - by_mc[y, r] : by_fc["ours", r] - by_fc[y, r]
+					a[++n] = f == 1 ? by_ov[base, r] - by_ov[y, r] : f == 2 ? by_mc[base, r] - by_mc[y, r] : by_fc[base, r] - by_fc[y, r]
 			if (y == "ours-B")
 				for (j = 1; j <= n; j++) a[j] = -a[j]
-			label = y == "ours-B" ? "ours-B minus ours (B - A)" : y ~ /^-/ ? "group " substr(y, 2) " (ours - ours" y ")" : y == "idle" ? "their work (ours - idle)" : "ours minus " y
+			label = y == "ours-B" ? "ours-B minus ours (B - A)" : y ~ /^-/ ? "group " substr(y, 2) " (ours - ours" y ")" : y == "idle" ? "their work (ours - idle)" : y ~ /idle$/ ? "their work (" base " - " y ")" : base " minus " y
 			show(label, a, n, f == 1 ? "points" : "us", f == 1 ? 100 : 1)
 		}
 		print ""
@@ -341,7 +387,7 @@ table() {
 			printf "  %-14s %-28s %9s %7s %7.0f\n", who, "(all)", "", "", all / ios
 		}' "$work/$1.progs" | sort -k1,1 -k2,2
 }
-for m in ours ours-sched ours-B biolatency; do table "$m"; done
+for m in ours ours-sched ours-B biolatency idle-sched; do table "$m"; done
 echo
 for m in ours $( ((${SCHED:-1})) && echo ours-sched) ${bin_b:+ours-B}; do
 	echo "$m: RSS high-water $(cat "$work/$m.rss") KiB and BPF maps memlock $(cat "$work/$m.maps") bytes (its costed run);" \

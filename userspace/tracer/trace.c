@@ -337,12 +337,17 @@ static int open_load(struct tracer *tr, bool btf, enum enc_method enc,
  * Bench-only: ENCBENCH_BENCH_SKIP lists programs, comma-separated and
  * without their _btf/_raw suffix (wait_sample: the CPU sampler), that are
  * loaded but left unattached, so that bench/wait-overhead.sh can measure
- * what each costs. Never set it in a real run: its layers would be wrong.
+ * what each costs ("*": every one). Never set it in a real run: its
+ * layers would be wrong.
  */
 bool bench_skipped(const char *prog)
 {
 	const char *list = getenv("ENCBENCH_BENCH_SKIP"), *p;
 	size_t n = strlen(prog);
+
+	/* "*": none attached, the tracer's own process alone. */
+	if (list && !strcmp(list, "*"))
+		return true;
 
 	if (ends_with(prog, "_btf") || ends_with(prog, "_raw"))
 		n -= 4;
