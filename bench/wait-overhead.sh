@@ -47,15 +47,15 @@
 #       each group of programs left unattached in turn (bench-only
 #       ENCBENCH_BENCH_SKIP, see userspace/tracer/trace.c), and all attached
 #       with tracing off (ENCBENCH_BENCH_IDLE): what each group costs
-#   sudo FLOOR=1 bench/wait-overhead.sh       # ROUNDS=12, ~7 min
+#   sudo FLOOR=1 bench/wait-overhead.sh       # ROUNDS=12, ~8 min
 #       what being called at all costs, against ours-sched: idle-sched
 #       (ours-sched's programs attached, each leaving at its first check)
 #       and sched-idle, block-idle (only the scheduler programs, only the
 #       block programs, attached so), and none (`trace` running the
 #       command with no program attached: what the harness itself
-#       costs); differences are taken against ours-sched. idle-sched's costed run gives each program's ns per
-#       run when it does nothing: the floor bpf_stats itself puts under
-#       every program's figure (its two clock reads)
+#       costs); differences are taken against ours-sched. idle-sched's
+#       costed run gives each program's ns per run when it does nothing:
+#       the floor bpf_stats itself puts under every program's figure
 #   BIOLATENCY=0 leaves biolatency out.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -928,19 +928,6 @@ int trace_cost_begin(struct tracer *tr)
 
 	stats_totals(tr, &tr->cost_ops, &tr->cost_dropped);
 	tr->cost_wall_ns = tr->wall_acc_ns;
-	/* Bench-only, as ENCBENCH_BENCH_SKIP: no run-time statistics, which
-	 * add two clock reads to every run of every BPF program of the
-	 * machine while on. run keeps them on for one traced iteration of
-	 * each workload; `trace` for all of its own, so that
-	 * bench/wait-overhead.sh compares the rest with biolatency, which
-	 * keeps none, with this set. */
-	if (getenv("ENCBENCH_BENCH_NO_COST") &&
-	    *getenv("ENCBENCH_BENCH_NO_COST")) {
-		memset(&tr->cost, 0, sizeof(tr->cost));
-		tr->cost.stats_fd = -1;
-		tr->cost.err = -ECANCELED;
-		return tr->cost.err;
-	}
 	return bpf_cost_begin(&tr->cost, objs, 2);
 }
 
