@@ -477,6 +477,12 @@ static void test_arc_own_context(void **state)
 	fprintf(stderr, "# ARC: %llu demand data hits, %llu misses\n# %s\n",
 		(unsigned long long)u64(arc, "demand_data_hits"),
 		(unsigned long long)u64(arc, "demand_data_misses"), s);
+	/* The read's whole decomposition (samples, crypt samples, what was
+	 * lost): what to look at when the verdict is not decryption's. */
+	fprintf(stderr, "# cached zfs read wait: %s\n",
+		json_object_to_json_string_ext(
+			get(attrib_of(cached, "zfs", "read"), "wait"),
+			JSON_C_TO_STRING_PLAIN));
 	assert_true(json_object_get_boolean(get(arc, "measured")));
 	assert_true(u64(arc, "demand_data_hits") >
 		    u64(arc, "demand_data_misses"));

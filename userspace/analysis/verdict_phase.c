@@ -83,6 +83,7 @@ static bool phase_merge(const struct attribution *w,
 	mw->samples += sw->samples;
 	mw->crypt_samples += sw->crypt_samples;
 	mw->crypt_stack_samples += sw->crypt_stack_samples;
+	mw->samples_nostack += sw->samples_nostack;
 	mw->sampling_err_ns += sw->sampling_err_ns;
 	mw->unresolved_ns += sw->unresolved_ns;
 	mw->dev_bytes = bytes;

@@ -243,6 +243,7 @@ void wait_result_from(const struct wait_counts *ws, int op,
 				     ? ws->crypt_samples[op]
 				     : out->samples;
 	out->crypt_stack_samples = ws->crypt_stack_samples[op];
+	out->samples_nostack = w->samples_nostack;
 	if (out->samples) {
 		double n = (double)out->samples;
 		double p = (double)out->crypt_samples / n;

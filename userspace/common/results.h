@@ -299,6 +299,9 @@ struct wait_result {
 	uint64_t ns[NR_LAYERS];
 	uint64_t oncpu_ns, oncpu_crypt_ns;
 	uint64_t samples, crypt_samples;
+	/* Samples taken in a call whose stack was not kept (the stack map
+	 * full, a collision in it): in no split, so said. */
+	uint64_t samples_nostack;
 	/* Samples with a crypto function anywhere on the stack, crypto work
 	 * or not (the tracer's programs run inside what fentry times):
 	 * what a timer of the function's wall time would count on a CPU. */

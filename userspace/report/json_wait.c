@@ -164,6 +164,7 @@ struct json_object *report_wait_json(const struct wait_result *w)
 	err |= jadd_u64(o, "samples", w->samples);
 	err |= jadd_u64(o, "crypt_samples", w->crypt_samples);
 	err |= jadd_u64(o, "crypt_stack_samples", w->crypt_stack_samples);
+	err |= jadd_u64(o, "samples_nostack", w->samples_nostack);
 	err |= jadd_u64(o, "sampling_err_ns", w->sampling_err_ns);
 	err |= jadd_u64(o, "unresolved_ns", w->unresolved_ns);
 	err |= jadd_u64(o, "dev_bytes", w->dev_bytes);
@@ -230,6 +231,8 @@ void report_wait_from(int *err, struct json_object *parent,
 	if (json_object_object_get_ex(o, "crypt_stack_samples", NULL))
 		jget_u64(err, o, "crypt_stack_samples",
 			 &w->crypt_stack_samples);
+	if (json_object_object_get_ex(o, "samples_nostack", NULL))
+		jget_u64(err, o, "samples_nostack", &w->samples_nostack);
 	jget_u64(err, o, "sampling_err_ns", &w->sampling_err_ns);
 	jget_u64(err, o, "unresolved_ns", &w->unresolved_ns);
 	jget_u64(err, o, "dev_bytes", &w->dev_bytes);

@@ -102,10 +102,14 @@ void report_print_wait(const struct attribution *a, FILE *out)
 	}
 	fprintf(out,
 		"  sum %.1f %% of the calls' time; on a CPU %s per call, "
-		"split by %" PRIu64 " samples (+-%s)\n",
+		"split by %" PRIu64 " samples (+-%s)",
 		w->total_ns ? 100.0 * (double)sum / (double)w->total_ns : 0.0,
 		fmt_ns(b, sizeof(b), (double)w->oncpu_ns / calls), w->samples,
 		fmt_ns(e, sizeof(e), (double)w->sampling_err_ns / calls));
+	if (w->samples_nostack)
+		fprintf(out, "; %" PRIu64 " more without a stack, in no split",
+			w->samples_nostack);
+	fputc('\n', out);
 	if (w->ns[LAYER_CPU_WAIT])
 		print_behind(w, out);
 	if (w->dmw_wakeups)
