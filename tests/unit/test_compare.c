@@ -329,6 +329,23 @@ static void test_sentence_rates_and_no_difference(void **state)
 	assert_non_null(strstr(text, "% faster and "));
 	assert_non_null(strstr(text, "% slower than on plain (95 % CI): no "
 				     "significant difference"));
+	/* One run on a side: the point, never "between X and X". */
+	b.nr_samples = 1;
+	b.samples[0] = 100.0;
+	o.nr_samples = 1;
+	o.samples[0] = 150.0;
+	pair(cmp, 0, &b, &o);
+	report_compare_sentence(cmp, 0, text, sizeof(text));
+	assert_string_equal(text, "reads on fscrypt are 50.0 % slower than on "
+				  "plain: no 95 % CI (one run on a side, or no "
+				  "spread), no significance claimed");
+	b.metric.higher_is_better = o.metric.higher_is_better = true;
+	snprintf(b.metric.name, sizeof(b.metric.name), "files_per_s");
+	pair(cmp, 0, &b, &o);
+	report_compare_sentence(cmp, 0, text, sizeof(text));
+	assert_non_null(
+		strstr(text, "files_per_s on fscrypt is 50.0 % higher than on "
+			     "plain: no 95 % CI"));
 	free(cmp);
 }
 

@@ -251,6 +251,23 @@ static void test_text(void **state)
 	free(t);
 }
 
+/* One run on a side: the table says there is no interval instead of
+ * printing the point twice as one. */
+static void test_text_one_run(void **state)
+{
+	struct fx *f = *state;
+	struct comparison *c = &f->r->comparisons[0];
+	size_t len;
+	char *t;
+
+	c->significant = false;
+	c->penalty_ci95_pct[0] = c->penalty_ci95_pct[1] = c->penalty_pct;
+	t = render(f->r, &len);
+	assert_contains(t, "no CI (one run)");
+	assert_null(strstr(t, "[+7.4, +7.4]"));
+	free(t);
+}
+
 /* Issue 6, item 7: cells as wide as their column ran together
  * ("0.022 +-0.0002340.179 +-0.00242"). */
 static void test_text_cells_apart(void **state)
@@ -443,6 +460,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_runlog, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_one_run, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_text_cells_apart, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_text_tracing_off, setup,

@@ -89,6 +89,26 @@ void report_sentence(const struct comparison *c, const struct result *b,
 			 c->significant ? "" : "; no significant difference");
 		return;
 	}
+	/* One run on a side, or no spread on either: the interval is the
+	 * point, and "between X and X" would pass it off as a result. */
+	if (!c->significant &&
+	    c->penalty_ci95_pct[0] == c->penalty_ci95_pct[1]) {
+		double p =
+			b->metric.higher_is_better
+				? 100.0 / (1.0 + c->penalty_pct / 100.0) - 100.0
+				: c->penalty_pct;
+
+		snprintf(buf, len,
+			 "%s%s on %s %s %.1f %% %s than on %s: no 95 %% CI "
+			 "(one run on a side, or no spread), no significance "
+			 "claimed",
+			 wl, what, c->target, plural ? "are" : "is", fabs(p),
+			 b->metric.higher_is_better
+				 ? (p < 0 ? "lower" : "higher")
+				 : (p < 0 ? "faster" : "slower"),
+			 c->baseline);
+		return;
+	}
 	if (!b->metric.higher_is_better) {
 		between(span, sizeof(span), c->penalty_ci95_pct[0],
 			c->penalty_ci95_pct[1], "slower", "faster");

@@ -216,6 +216,10 @@ static void print_metric_row(const struct results *r, const struct table *t,
 				 "not a disk figure (%.0f %% from the page "
 				 "cache)",
 				 c->cached_pct);
+		else if (c && !c->significant && !c->penalty_unbounded &&
+			 c->penalty_ci95_pct[0] == c->penalty_ci95_pct[1])
+			/* One run on a side: "[+x, +x]" is no interval. */
+			snprintf(text, sizeof(text), "no CI (one run)");
 		else if (c)
 			snprintf(text, sizeof(text), "%s%s",
 				 fmt_ci(ci, sizeof(ci), c->penalty_ci95_pct, 1,
