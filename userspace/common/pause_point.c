@@ -18,6 +18,19 @@ static bool matches(const char *here, const char *want, size_t len)
 	return strlen(here) == len && !strncmp(here, want, len);
 }
 
+/* With ENCBENCH_PAUSE_LOG=<file>: the point's name as a line of it,
+ * before the stop, so that a test stopping at several tells them apart. */
+static void say_where(const char *here)
+{
+	const char *path = getenv("ENCBENCH_PAUSE_LOG");
+	FILE *f = path && *path ? fopen(path, "ae") : NULL;
+
+	if (!f)
+		return;
+	fprintf(f, "%s\n", here);
+	fclose(f);
+}
+
 void pause_point(const char *fmt, ...)
 {
 	const char *want = getenv("ENCBENCH_PAUSE_AT");
@@ -34,6 +47,7 @@ void pause_point(const char *fmt, ...)
 		size_t len = strcspn(want, ",");
 
 		if (matches(here, want, len)) {
+			say_where(here);
 			raise(SIGSTOP);
 			return;
 		}

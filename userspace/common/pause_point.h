@@ -18,7 +18,8 @@
  * dropped) and "mounted:<fs type>"
  * (probe mounted tracefs or bpffs) and "tracing" (`trace --pid` or
  * `--cgroup` is attached and about to wait). A trailing '*' matches any rest;
- * a comma-separated list stops at each.
+ * a comma-separated list stops at each. With ENCBENCH_PAUSE_LOG=<file>
+ * each stop first appends its point's name to that file, one per line.
  */
 #ifndef ENCBENCH_PAUSE_POINT_H
 #define ENCBENCH_PAUSE_POINT_H
