@@ -669,6 +669,7 @@ static void test_ecryptfs_writes(void **state)
 static void test_added_part_is_the_cipher(void **state)
 {
 	const char *pw = summary_of(cmp, "dm-plain", WR), *lw;
+	double plain_dev_ms;
 
 	(void)state;
 	fprintf(stderr,
@@ -708,18 +709,31 @@ static void test_added_part_is_the_cipher(void **state)
 	assert_true(run_writes[PLAIN] > 0);
 	assert_true(traced_seen[PLAIN] && traced[PLAIN].writes > 0);
 	assert_non_null(strstr(pw, "device-mapper"));
-	/* The traced iteration's own figures, as the verdict's: over the
-	 * whole run dm-delay's writes averaged 90 ms (under 1.5 holds) while
-	 * the traced one's device wait was twice its dm wait (2026-12-05,
-	 * 6.1, the guests side by side beside a busy loop). Both the ticks
-	 * per write and the loop device's own say the device below took
-	 * under half the hold: the hold leads. Over one and a half holds:
-	 * the device does. */
-	if (traced[PLAIN].ticks <= 1.5 * WRITE_MS * traced[PLAIN].writes &&
-	    traced[PLAIN].loop_ticks <= 0.5 * WRITE_MS * traced[PLAIN].writes)
+	/* The traced iteration's own figures, as the verdict's. dm-delay
+	 * holds the bios of one flush together, so its hold costs the
+	 * caller about 80 ms per batch, while the loop device below takes
+	 * them one after the other: 6.12, 2026-12-06, one busy loop beside,
+	 * 22 writes, 110 ms each at dm-delay (under 1.5 holds), the loop's
+	 * own 648 ms, and the caller's wait device 585 ms, dm 327 ms (four
+	 * holds): "device-bound: 50 %" was true, the check's average was
+	 * not. The caller waits on the device only while the loop device
+	 * has a request in flight, so its device time is at most the loop
+	 * device's write ticks (a jiffy each way); and the hold leads for
+	 * sure only when all of the loop device's ticks are under one hold. */
+	plain_dev_ms = u64(get(wait_of_target(cmp, "dm-plain", WR), "ns"),
+			   "device") /
+			       1e6 +
+		       u64(get(wait_of_target(cmp, "dm-plain", SYNC), "ns"),
+			   "device") /
+			       1e6;
+	fprintf(stderr,
+		"# run, plain write phase: the caller's device wait %.1f ms, "
+		"the loop device's write ticks %llu ms\n",
+		plain_dev_ms, traced[PLAIN].loop_ticks);
+	assert_true(plain_dev_ms <=
+		    1.05 * traced[PLAIN].loop_ticks + 2 * JIFFY_MS);
+	if (traced[PLAIN].loop_ticks < WRITE_MS)
 		assert_non_null(strstr(pw, "device-mapper-bound"));
-	if (traced[PLAIN].ticks >= 2.5 * WRITE_MS * traced[PLAIN].writes)
-		assert_non_null(strstr(pw, "device-bound"));
 	lw = summary_of(cmp, "dm-luks2", WR);
 	assert_true(run_writes[LUKS2] > 0);
 	assert_true(traced_seen[LUKS2] && traced[LUKS2].writes > 0);
