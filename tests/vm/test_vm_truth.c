@@ -646,8 +646,8 @@ static void test_ecryptfs_writes(void **state)
  * over the run, 66 ms more than the hold (2026-12-03, 6.1), and the
  * verdict read "device-bound: 74 % ...; 23 % is waiting in
  * device-mapper", which the kernel's own count bears out. So: the
- * delay is always named, and leads whenever the kernel's ticks per
- * write leave less than half the hold's time to the device below.
+ * delay is always named, and leads whenever the loop device's own ticks
+ * in the traced iteration are under one hold (below, at the asserts).
  * LUKS2's added write time is the encryption: it read "waiting in
  * device-mapper adds 44.3 ms per MiB (98 %)" while kcryptd's items took
  * 27 ms per MiB, until the stamps of a write's stages were found below
