@@ -40,8 +40,7 @@ static int teardown(void **state)
 
 static void test_stops_where_asked_and_says_where(void **state)
 {
-	const char *seen[4] = {0};
-	char where[256], all[4][64];
+	char seen[4][64];
 	int status, stops = 0;
 	pid_t pid;
 
@@ -59,9 +58,7 @@ static void test_stops_where_asked_and_says_where(void **state)
 	}
 	while (waitpid(pid, &status, WUNTRACED) == pid && WIFSTOPPED(status)) {
 		assert_true(stops < 4);
-		vm_last_line(log_path, where, sizeof(where));
-		snprintf(all[stops], sizeof(all[stops]), "%s", where);
-		seen[stops] = all[stops];
+		vm_last_line(log_path, seen[stops], sizeof(seen[stops]));
 		stops++;
 		kill(pid, SIGCONT);
 	}

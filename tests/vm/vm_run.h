@@ -59,8 +59,10 @@ static inline json_object *vm_cmd_json_stopping(const char *cmd,
 
 	for (; *args && n < 47; args++)
 		argv[n++] = *args;
+	/* Beside out, this call's own: made by the stops, removed after. */
 	snprintf(log, sizeof(log), "%s.pauses", out);
-	unlink(log);
+	if (pause_at)
+		unlink(log);
 	pid = fork();
 	if (pid == 0) {
 		if (pause_at) {
@@ -77,7 +79,8 @@ static inline json_object *vm_cmd_json_stopping(const char *cmd,
 			on_stop(where, arg);
 		kill(pid, SIGCONT);
 	}
-	unlink(log);
+	if (pause_at)
+		unlink(log);
 	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		fprintf(stderr, "# %s failed (status %d)\n", cmd, status);
 		return NULL;

@@ -50,6 +50,12 @@ static void between(char *buf, size_t len, double lo, double hi,
 			 better, hi, worse);
 }
 
+bool report_no_ci(const struct comparison *c)
+{
+	return !c->significant && !c->penalty_unbounded &&
+	       c->penalty_ci95_pct[0] == c->penalty_ci95_pct[1];
+}
+
 bool report_metric_is_op(const char *metric)
 {
 	char what[NAME_LEN + 8];
@@ -89,14 +95,11 @@ void report_sentence(const struct comparison *c, const struct result *b,
 			 c->significant ? "" : "; no significant difference");
 		return;
 	}
-	/* One run on a side, or no spread on either: the interval is the
-	 * point, and "between X and X" would pass it off as a result. */
-	if (!c->significant &&
-	    c->penalty_ci95_pct[0] == c->penalty_ci95_pct[1]) {
-		double p =
-			b->metric.higher_is_better
-				? 100.0 / (1.0 + c->penalty_pct / 100.0) - 100.0
-				: c->penalty_pct;
+	/* No interval: "between X and X" would pass the point off as a
+	 * result. A rate's change is rate[], the point as its interval. */
+	if (report_no_ci(c)) {
+		double p = b->metric.higher_is_better ? rate[0]
+						      : c->penalty_pct;
 
 		snprintf(buf, len,
 			 "%s%s on %s %s %.1f %% %s than on %s: no 95 %% CI "

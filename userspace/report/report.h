@@ -132,6 +132,9 @@ void report_compare_sentence(const struct results *cmp, int k, char *buf,
 /* The same for comparison c, whose baseline's result is b. */
 void report_sentence(const struct comparison *c, const struct result *b,
 		     char *buf, size_t len);
+/* c's penalty has no interval: one run on a side, or no spread on
+ * either, and welch_from_summary collapsed it to the point. */
+bool report_no_ci(const struct comparison *c);
 /* Is metric an op timed in seconds ("read_s": said "reads")? */
 bool report_metric_is_op(const char *metric);
 

@@ -216,8 +216,7 @@ static void print_metric_row(const struct results *r, const struct table *t,
 				 "not a disk figure (%.0f %% from the page "
 				 "cache)",
 				 c->cached_pct);
-		else if (c && !c->significant && !c->penalty_unbounded &&
-			 c->penalty_ci95_pct[0] == c->penalty_ci95_pct[1])
+		else if (c && report_no_ci(c))
 			/* One run on a side: "[+x, +x]" is no interval. */
 			snprintf(text, sizeof(text), "no CI (one run)");
 		else if (c)
