@@ -15,6 +15,9 @@
 #   sudo bench/stability.sh default       # `run` as make run does
 #   sudo bench/stability.sh fio           # the fio set on plain, fscrypt
 #   sudo bench/stability.sh contention    # plain dd, two nice -20 loops
+#   scripts/vm/run --kernel 6.1 --mem 3G --timeout 3600 -- \
+#       env RUNS=3 bench/stability.sh luks2   # plain and LUKS2 (dm-crypt:
+#                                         # not in this host's kernel)
 #   RUNS=10 OUT=/var/tmp/stab BUSY=1 ...  # BUSY=1: one nice-0 busy loop
 #                                         # beside every run
 #   FROM=/var/tmp/stab OUT=/var/tmp/re ...  # no runs: the runs in FROM
@@ -26,6 +29,10 @@
 # summary. Exit status 0 whatever the agreement: it measures, it does not
 # judge (the figures go into BENCHMARKS.md with the date and the load).
 set -euo pipefail
+# One compound command, read whole before it runs: bash reads a script as
+# it goes, and a series runs for hours -- an edit to this file meanwhile
+# had the analysis at its end parse garbage (2026-12-06).
+{
 cd "$(dirname "$0")/.."
 
 conf=${1:-default}
@@ -39,7 +46,8 @@ fio) args=(-w fio -t "plain,fscrypt") ;;
 # test_wait's case: 16 MiB, two iterations (the reader's ~1 % of a CPU
 # makes the default size take minutes).
 contention) args=(-w dd -t plain --size 16M --runs 2) ;;
-*) echo "stability: unknown configuration '$conf' (default, fio, contention)" >&2; exit 2 ;;
+luks2) args=(-t "plain,luks2") ;;
+*) echo "stability: unknown configuration '$conf' (default, fio, contention, luks2)" >&2; exit 2 ;;
 esac
 if [[ -e $out ]] && [[ -n $(ls -A "$out") ]]; then
 	echo "stability: $out exists and is not empty (OUT= another folder)" >&2
@@ -141,3 +149,5 @@ END {
     printf "%s: %d of %d agree (top %s; named %s)%s\n", key, ok, runs, top[key, r], named[key, r], n[key] < runs ? sprintf("; in only %d runs", n[key]) : ""
     printf "%s", bad
   } }' "$out/verdicts.tsv"
+exit
+}
