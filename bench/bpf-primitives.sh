@@ -10,9 +10,9 @@
 # per run: on CPU 0 alone, then on CPUs 0 and 1 at once (the same maps:
 # what sharing a line or a bucket lock between CPUs adds, as a start map
 # does when an item starts on the submitter's CPU and ends on the loop
-# worker's). ROUNDS rounds, the median printed. All in the cache: a
-# tracepoint's real run adds its cold lines and its dispatch, which only
-# bench/wait-overhead.sh sees.
+# worker's). ROUNDS rounds, the median printed. All in the cache: what a
+# tracepoint's real run adds on top (cold lines, its dispatch) is not
+# seen here, only in bench/wait-overhead.sh's whole-program figures.
 #
 #   sudo bench/bpf-primitives.sh          # ROUNDS=3 REPEAT=2000000, ~1 min
 set -euo pipefail
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 
 rounds=${ROUNDS:-3} repeat=${REPEAT:-2000000}
 [[ $(id -u) == 0 ]] || { echo "bpf-primitives: needs root (BPF_PROG_TEST_RUN)" >&2; exit 2; }
-for tool in clang bpftool taskset; do
+for tool in clang gcc bpftool taskset; do
 	command -v "$tool" >/dev/null ||
 		{ echo "bpf-primitives: needs $tool (scripts/install-deps.sh)" >&2; exit 2; }
 done
@@ -40,7 +40,9 @@ mkdir "$pins"
 mount -t bpf bpf "$pins"
 mkdir "$pins/maps"
 
-clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine)" \
+# The tracer's own code generation (Makefile: BPF_CFLAGS).
+clang -O2 -g -target bpf -mcpu=v3 -Wall -Werror \
+	-I"/usr/include/$(gcc -dumpmachine)" \
 	-c bench/bpf_primitives.bpf.c -o "$tmp/prim.bpf.o"
 bpftool prog loadall "$tmp/prim.bpf.o" "$pins/progs" pinmaps "$pins/maps"
 # HIT_KEY (7), little-endian, and a zeroed struct start.

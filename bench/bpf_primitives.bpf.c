@@ -5,7 +5,7 @@
  * XDP programs because their test run repeats a program and times the
  * loop in the kernel; the operations are the same helpers and inlined map
  * accesses a tracepoint program uses. Everything stays in the cache here:
- * what a real event adds on top is its cold lines and its dispatch.
+ * what a real event adds on top (cold lines, dispatch) is not seen.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
