@@ -146,9 +146,9 @@ static void cleanup(void)
 	tr = NULL;
 	loopfs_remove(&other_fs);
 	loopfs_remove(&main_fs);
-	/* tracefs or bpffs, if probe_all mounted them: without it the
-	 * test left a bpffs mounted (source "encbench-trace.", no token:
-	 * no state file is open here). */
+	/* tracefs, if probe_all mounted it: without it the test left
+	 * one mounted (source "encbench-trace.", no token: no state file
+	 * is open here). */
 	probe_release();
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Reading /proc/self/mountinfo: what is mounted where. Shared by probe
- * (its own tracefs/bpffs mounts), storage (the targets' mounts) and the
+ * (its own tracefs mount), storage (the targets' mounts) and the
  * state file's undo of a mount.
  */
 #ifndef ENCBENCH_MOUNTINFO_H

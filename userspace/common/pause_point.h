@@ -16,7 +16,7 @@
  * state record is not yet complete: state.c), "failed:<record
  * type>:<file name>" (it could not be made, its record is not yet
  * dropped) and "mounted:<fs type>"
- * (probe mounted tracefs or bpffs) and "tracing" (`trace --pid` or
+ * (probe mounted tracefs) and "tracing" (`trace --pid` or
  * `--cgroup` is attached and about to wait). A trailing '*' matches any rest;
  * a comma-separated list stops at each. With ENCBENCH_PAUSE_LOG=<file>
  * each stop first appends its point's name to that file, one per line.

@@ -22,9 +22,9 @@
  *   rmdir: a folder never confirmed was never written into.
  * - Mounts are recorded before mount(2), with fs type and source; teardown
  *   unmounts only while the topmost mount there has both. Ours sit on
- *   mount points holding the token, or (tracefs, bpffs mounted by probe
- *   where they were missing) have the token as their source, which no one
- *   else's mount has.
+ *   mount points holding the token, or (tracefs, mounted by probe where
+ *   it was missing; a bpffs by an older version) have the token as their
+ *   source, which no one else's mount has.
  * - dm maps (by their LUKS2 UUID), zpools (a random name) and datasets
  *   are recorded before they are made.
  * - A loop device is recorded right after LOOP_CONFIGURE: it cannot be

@@ -2,7 +2,7 @@
 /*
  * The state file: every object a run or a setup makes outside its own
  * memory (scratch folder, image, loop device, dm map, mount, key, pool,
- * dataset, mount point, tracefs/bpffs probe mounted) is recorded in
+ * dataset, mount point, the tracefs probe mounted) is recorded in
  * /run/encbench-trace/<pid>.json before it is made -- files and folders as
  * pending, then confirmed with the identity they got (inode, birth time);
  * why each kind is safe is in state.c -- and dropped once removed. One file per

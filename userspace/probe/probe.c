@@ -84,12 +84,8 @@ struct fs_mount {
 	int rec;
 };
 
-static struct fs_mount tracefs = {.path = TRACEFS,
-				  .type = "tracefs",
-				  .magic = TRACEFS_MAGIC},
-		       bpffs = {.path = BPFFS,
-				.type = "bpf",
-				.magic = BPF_FS_MAGIC};
+static struct fs_mount tracefs = {
+	.path = TRACEFS, .type = "tracefs", .magic = TRACEFS_MAGIC};
 
 static void mount_if_missing(struct cap *c, struct fs_mount *m)
 {
@@ -118,10 +114,29 @@ static void mount_if_missing(struct cap *c, struct fs_mount *m)
 	}
 }
 
+/*
+ * bpffs is looked at, never mounted: nothing of ours is pinned (links
+ * and maps live as long as our file descriptors), and a bpffs we mounted
+ * would take with it, at our unmount, whatever another tool pinned there
+ * in the meantime -- each bpffs mount is its own instance.
+ */
+static void look_at_bpffs(struct cap *c)
+{
+	struct statfs sfs;
+
+	if (statfs(BPFFS, &sfs) == 0 && sfs.f_type == BPF_FS_MAGIC)
+		cap_set(c, true, "%s", BPFFS);
+	else
+		cap_set(c, false,
+			"not mounted at %s (not needed: encbench-trace pins "
+			"nothing, so it mounts none)",
+			BPFFS);
+}
+
 static void probe_fs_mounts(struct capabilities *caps)
 {
 	mount_if_missing(&caps->tracefs, &tracefs);
-	mount_if_missing(&caps->bpffs, &bpffs);
+	look_at_bpffs(&caps->bpffs);
 }
 
 /* Ours only while still the topmost mount there. */
@@ -149,7 +164,6 @@ static void unmount_ours(struct fs_mount *m)
 void probe_release(void)
 {
 	unmount_ours(&tracefs);
-	unmount_ours(&bpffs);
 }
 
 static struct bpf_link *attach_perf_event(struct bpf_program *prog, int *pfd)

@@ -15,9 +15,10 @@
 
 #include "../common/results.h"
 
-/* Fill *caps. Mounts tracefs/bpffs when missing. Never fails: each
- * capability records its own ok/detail. The layers' sources
- * (caps->layer_sources) are the tracer's to fill: run_probe() does. */
+/* Fill *caps. Mounts tracefs when missing (bpffs is only looked at).
+ * Never fails: each capability records its own ok/detail. The layers'
+ * sources (caps->layer_sources) are the tracer's to fill: run_probe()
+ * does. */
 void probe_all(struct capabilities *caps);
 
 /* Only the storage kinds' capabilities (loop, dm-crypt, fscrypt,

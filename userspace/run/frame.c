@@ -40,7 +40,7 @@ int run_frame_open(struct run_frame *f, struct run_ctx *ctx,
 	progress_quiet(cfg->quiet);
 	progress_verbose(cfg->verbose);
 	run_fill_meta(ctx->r, cfg);
-	/* Open first: probe may mount tracefs or bpffs, recorded too. */
+	/* Open first: probe may mount tracefs, recorded too. */
 	if (state_open(f->command))
 		return 1;
 	run_probe(&ctx->r->meta.caps);

@@ -158,7 +158,7 @@ int setup_targets_up(struct run_config *cfg)
 	run_signals();
 	progress_start(progress_wanted(cfg->quiet, false));
 	progress_quiet(cfg->quiet);
-	/* Open first: probe may mount tracefs or bpffs, recorded too. */
+	/* Open first: probe may mount tracefs, recorded too. */
 	if (state_open("setup"))
 		rc = 1;
 	run_probe(&ctx.r->meta.caps);

@@ -13,7 +13,7 @@ int probe_print(bool json)
 	struct capabilities caps;
 	int rc = 0;
 
-	/* Probe may mount tracefs or bpffs: recorded, for `teardown`. */
+	/* Probe may mount tracefs: recorded, for `teardown`. */
 	if (geteuid() == 0 && state_open("probe"))
 		return 1;
 	run_probe(&caps);

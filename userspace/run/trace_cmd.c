@@ -352,7 +352,7 @@ int trace_command(const struct trace_request *req)
 		rc = 1;
 		goto out;
 	}
-	/* Probe may mount tracefs or bpffs: recorded, for `teardown`. */
+	/* Probe may mount tracefs: recorded, for `teardown`. */
 	if (geteuid() == 0 && state_open("trace")) {
 		rc = 1;
 		goto out;
