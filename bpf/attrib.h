@@ -76,10 +76,10 @@ struct layer_stat {
 	 * full: count, sum and busy time are short by these. */
 	unsigned long long dropped;
 	/* Items (requests) that ended where no BPF program ran, found
-	 * over later (attrib.bpf.c: rq_unseen): not in count or sum. */
+	 * over later (block.bpf.h: rq_unseen): not in count or sum. */
 	unsigned long long unseen;
 	/* device: data-less flush requests the kernel ended without issuing
-	 * them (attrib.bpf.c: on_rq_complete); it counts them as writes. */
+	 * them (block.bpf.h: on_rq_complete); it counts them as writes. */
 	unsigned long long unissued;
 	/* crypt: the cipher calls its items made (crypto_skcipher_encrypt
 	 * and _decrypt, outermost only): one per crypto sector or data unit.

@@ -33,7 +33,7 @@ __u32 tracing_on = 0;
 /* Set by user space with the target's devices (devs). */
 __u32 filter_devs = 0;
 /* A device-mapper device is in the filter: follow dm bios to the bios
- * they become on the devices below (attrib.bpf.c: dm_origin_queued). */
+ * they become on the devices below (block.bpf.h: dm_origin_queued). */
 __u32 filter_dm = 0;
 
 #define MAX_SYSCALLS 1024

@@ -197,7 +197,7 @@ static void test_attribution(void **state)
 	 * The tracer accounts for every request the kernel completed inside
 	 * the windows: timed (count), or counted as unseen where the kernel
 	 * ran no BPF program at the completion (a softirq on top of the
-	 * sandbox agent's thread on the build machine, attrib.bpf.c:
+	 * sandbox agent's thread on the build machine, block.bpf.h:
 	 * rq_unseen), or skipped by the kernel and said so (missed_events);
 	 * writes also as unissued: a data-less flush request (fsync's) is
 	 * counted by the kernel as a write it never issued to the device.

@@ -174,7 +174,7 @@ static void test_threads_and_devices(void **state)
 }
 
 /*
- * A completion the kernel ran no BPF program for (attrib.bpf.c:
+ * A completion the kernel ran no BPF program for (block.bpf.h:
  * rq_unseen): the same struct request is issued again and completes.
  * The timeline keeps no per-request state in the kernel, so nothing
  * leaks there; here the completion must pair with the later issue, and

@@ -661,7 +661,7 @@ static void test_ecryptfs_writes(void **state)
 /*
  * On 6.12 the program did not follow a flushed write to its second end
  * until 2026-12-04 (RQF_FLUSH_SEQ's bit was read as 6.1's: 6.12's flags
- * are an anonymous enum, attrib.bpf.c), and fsync's wait for the
+ * are an anonymous enum, block.bpf.h), and fsync's wait for the
  * journal's flush and commit block came out as the device's (plain's
  * fsync 81 ms dm, 168 ms device; 6.1: 246 ms dm, 6 ms device): this test
  * asked device-mapper-bound of 6.1 only. Now of both.

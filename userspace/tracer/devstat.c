@@ -95,7 +95,7 @@ void kernel_requests(const struct trace_filter *f, uint64_t out[NR_OPS],
 }
 
 /*
- * A request whose end no BPF program saw stays in rq_start (attrib.bpf.c:
+ * A request whose end no BPF program saw stays in rq_start (block.bpf.h:
  * rq_unseen says where that happens): its reissue finds it, but one not
  * reissued before the tracer detaches (which forgets every start) or the
  * phase ends would keep `device` busy and be missing from every count.

@@ -162,7 +162,7 @@ static int tp_nr_args(const struct btf *btf, const char *tp)
 }
 
 /* Index of the argument that is `nr_args - from_end`, clamped to what
- * attrib.bpf.c's ctx_arg() reads; the current layout when unknown. */
+ * block.bpf.h's ctx_arg() reads; the current layout when unknown. */
 static int arg_index(const struct btf *btf, const char *tp, int from_end,
 		     int current)
 {

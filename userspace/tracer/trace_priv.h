@@ -45,7 +45,7 @@ struct crypt_work_plan {
 	/* Why crypt-queue and crypt's read side are unavailable; "" if they
 	 * are available. */
 	char why[DETAIL_LEN];
-	/* attrib.bpf.c's ctx_delta: 0 where unresolved. */
+	/* crypt_work.bpf.h's ctx_delta: 0 where unresolved. */
 	long long ctx_delta[NR_CRYPT_WORK_KINDS];
 	/* Which registered work is counted on every device, and why; "" if
 	 * all of it is filtered like the block layers. */
