@@ -458,12 +458,15 @@ static __always_inline int on_rq_complete(__u64 *ctx, bool btf)
 	struct start *v = bpf_map_lookup_elem(&rq_start, &key);
 
 	if (v) {
-		aio_rq_event(rq, true, bpf_ktime_get_ns());
+		/* One clock read for both ends (about 35 ns each here, 75
+		 * with both CPUs busy: BENCHMARKS.md, bench/bpf-primitives). */
+		__u64 now = bpf_ktime_get_ns();
+
+		aio_rq_event(rq, true, now);
 		wait_rq_complete(rq, v, (__u32)ctx[2]);
 		if (v->op == EB_OP_WRITE && rq_in_flush_seq(rq))
 			flush_seq_hold(&key, v->incarnation);
-		item_end_v(&rq_start, &key, v, LAYER_DEVICE, bpf_ktime_get_ns(),
-			   true);
+		item_end_v(&rq_start, &key, v, LAYER_DEVICE, now, true);
 		return 0;
 	}
 	flush_end(&key, tracing_on);

@@ -176,17 +176,19 @@ static __always_inline int on_execute_end(__u64 *ctx)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct start *v = NULL;
 	struct served_worker *wk = NULL;
-	__u64 now;
+	__u64 now = 0;
 
 	if (pid_may(tid, PID_CRYPT_ITEM)) {
 		v = bpf_map_lookup_elem(&cx_start, &tid);
-		aio_work_end(tid, bpf_ktime_get_ns());
+		now = bpf_ktime_get_ns();
+		aio_work_end(tid, now);
 	}
 	if (pid_may(tid, PID_WORKER))
 		wk = bpf_map_lookup_elem(&workers, &tid);
 	if (!v && (!wk || !(wk->kind | wk->writeback)))
 		return 0;
-	now = bpf_ktime_get_ns();
+	if (!now)
+		now = bpf_ktime_get_ns();
 	if (v) {
 		item_end_v(&cx_start, &tid, v, LAYER_CRYPT, now, true);
 		pid_unmark(tid, PID_CRYPT_ITEM);
