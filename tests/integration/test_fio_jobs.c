@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -54,12 +56,30 @@ static int setup(void **state)
 }
 
 static char small[PATH_MAX]; /* test_would_fit's tmpfs, while mounted */
+/* test_buffered_writes's state folder, while its targets may be up. */
+static char setup_state[PATH_MAX];
+
+/* `teardown` of what test_buffered_writes's `setup` made: 0 when done. */
+static int teardown_setup(void)
+{
+	const char *argv[] = {run_prog_bin(), "teardown", NULL};
+	int rc;
+
+	if (!setup_state[0])
+		return 0;
+	setenv("ENCBENCH_STATE_DIR", setup_state, 1);
+	rc = run_reap(run_spawn(tmp, "teardown", NULL, NULL, argv));
+	unsetenv("ENCBENCH_STATE_DIR");
+	setup_state[0] = '\0';
+	return rc;
+}
 
 static int teardown(void **state)
 {
 	(void)state;
 	if (small[0])
 		umount2(small, MNT_DETACH);
+	teardown_setup();
 	return remove_tree(tmp);
 }
 
@@ -482,6 +502,148 @@ static void test_cached(void **state)
 	json_object_put(doc);
 }
 
+/*
+ * The truth the program does not compute: does an O_DIRECT write in
+ * folder dir leave its data in the page cache? A file of the test's own,
+ * written with O_DIRECT and looked at with mincore(2): direct I/O leaves
+ * no page of it cached, a write that fell back to buffered I/O leaves
+ * them all. 1 cached, 0 not, -1 the probe failed.
+ */
+static int direct_write_cached(const char *dir)
+{
+	char path[PATH_MAX];
+	unsigned char resident[16];
+	size_t len = sizeof(resident) * 4096;
+	void *buf = NULL, *map;
+	int fd, cached = -1, n = 0;
+
+	snprintf(path, sizeof(path), "%s/direct-probe", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_DIRECT, 0600);
+	if (fd < 0 || posix_memalign(&buf, 4096, len))
+		goto out;
+	memset(buf, 0x5a, len);
+	if (write(fd, buf, len) != (ssize_t)len)
+		goto out;
+	map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		goto out;
+	if (!mincore(map, len, resident)) {
+		for (size_t i = 0; i < sizeof(resident); i++)
+			n += resident[i] & 1;
+		cached = n == (int)sizeof(resident) ? 1 : n == 0 ? 0 : -1;
+	}
+	munmap(map, len);
+out:
+	free(buf);
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+	return cached;
+}
+
+/*
+ * Writes timed into the page cache named: on targets that `setup` left
+ * up, the test finds by itself which one buffers O_DIRECT writes
+ * (direct_write_cached), then runs a fio random-write job on both as the
+ * user's own targets. The write figures of the one that buffers, and
+ * only those, are marked (page_cache_writes), their comparisons claim no
+ * penalty ("buffered": the table says "buffered:" instead), and plain's
+ * figures, direct writes, are disk figures.
+ */
+static void test_buffered_writes(void **state)
+{
+	char out[PATH_MAX], name[64];
+	char paths[2][PATH_MAX], targ[2][PATH_MAX + 16];
+	const char *bin = run_prog_bin(), *text;
+	const char *setup_argv[] = {
+		bin,	  "setup", "--targets", "plain,fscrypt",
+		"--size", "16M",   "--scratch", tmp,
+		NULL};
+	const char *args[] = {"-w",
+			      "fio",
+			      "--fio-rw",
+			      "randwrite",
+			      "--fio-bs",
+			      "4k",
+			      "--fio-engine",
+			      "psync",
+			      "--fio-iodepth",
+			      "1",
+			      "--fio-size",
+			      "8M",
+			      "--fio-runtime",
+			      "1",
+			      "-n",
+			      "2",
+			      "--no-trace",
+			      "--target",
+			      targ[0],
+			      "--target",
+			      targ[1]};
+	static const char *const user_names[] = {"mine", "mine-enc"};
+	int cached[2], off = 0, used, n = 0;
+	struct json_object *doc, *cmps, *res;
+
+	(void)state;
+	/* A state folder of its own: teardown touches only what this
+	 * test's setup made (the group's teardown too, if it fails). */
+	snprintf(setup_state, sizeof(setup_state), "%s/state", tmp);
+	assert_int_equal(mkdir(setup_state, 0700), 0);
+	setenv("ENCBENCH_STATE_DIR", setup_state, 1);
+	assert_int_equal(
+		run_reap(run_spawn(tmp, "setup", NULL, NULL, setup_argv)), 0);
+	text = run_output(tmp, "setup", "stdout");
+	while (n < 2 && sscanf(text + off, "%63s %4095s%n", name, paths[n],
+			       &used) == 2) {
+		off += used;
+		assert_string_equal(name, targets[n]);
+		cached[n] = direct_write_cached(paths[n]);
+		/* As the user's own folders: names of their own. */
+		snprintf(targ[n], sizeof(targ[n]), "%s=%s", user_names[n],
+			 paths[n]);
+		n++;
+	}
+	assert_int_equal(n, 2);
+	/* plain does direct I/O; the probe must say so, or it proves
+	 * nothing of fscrypt either. */
+	assert_int_equal(cached[0], 0);
+	assert_true(cached[1] >= 0);
+	snprintf(out, sizeof(out), "%s/buffered", tmp);
+	doc = run_prog_results(
+		tmp, "run", run_in(out, args, sizeof(args) / sizeof(args[0])),
+		out);
+	assert_int_equal(teardown_setup(), 0);
+	assert_non_null(doc);
+	res = get(doc, "results");
+	for (size_t i = 0; i < json_object_array_length(res); i++) {
+		struct json_object *r = json_object_array_get_idx(res, i), *v;
+		bool fs = !strcmp(json_object_get_string(get(r, "target")),
+				  user_names[1]);
+		bool flag =
+			json_object_object_get_ex(r, "page_cache_writes", &v) &&
+			json_object_get_boolean(v);
+
+		assert_int_equal(flag, fs && cached[1] == 1);
+	}
+	cmps = get(doc, "comparisons");
+	for (size_t i = 0; i < json_object_array_length(cmps); i++) {
+		struct json_object *c = json_object_array_get_idx(cmps, i), *v;
+		bool flag = json_object_object_get_ex(c, "buffered", &v) &&
+			    json_object_get_boolean(v);
+
+		assert_int_equal(flag, cached[1] == 1);
+	}
+	assert_true(json_object_array_length(cmps) >= 6);
+	if (cached[1] == 1)
+		assert_non_null(
+			strstr(run_output(tmp, "run", "stdout"), "buffered:"));
+	else
+		print_message("# fscrypt does direct I/O here (inline "
+			      "encryption): nothing to mark\n");
+	json_object_put(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -491,6 +653,7 @@ int main(void)
 		cmocka_unit_test(test_fio_errors),
 		cmocka_unit_test(test_would_fit),
 		cmocka_unit_test(test_cached),
+		cmocka_unit_test(test_buffered_writes),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

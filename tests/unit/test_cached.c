@@ -5,7 +5,8 @@
  * disk figure, its comparison says so and claims no penalty, and its
  * job's read verdict is told anew with the share and why, the traced
  * verdict kept as evidence; a figure whose device bytes were not counted
- * claims nothing.
+ * claims nothing. A write figure timed into the page cache on either side
+ * makes its comparison buffered, on neither side not.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -109,11 +110,35 @@ static void test_marked(void **state)
 	free(r);
 }
 
+static void test_buffered(void **state)
+{
+	struct result b, t;
+	struct comparison c = {0};
+
+	(void)state;
+	/* Write figures: no bytes read, so never cached. */
+	result(&b, "plain", 0, 0, 2);
+	result(&t, "fscrypt", 0, 0, 2);
+	comparison_mark_cached(&c, &b, &t);
+	assert_false(c.buffered);
+	assert_false(c.cached);
+	t.page_cache_writes = true;
+	comparison_mark_cached(&c, &b, &t);
+	assert_true(c.buffered);
+	assert_false(c.cached);
+	/* The baseline's figure alone (eCryptfs as the baseline). */
+	t.page_cache_writes = false;
+	b.page_cache_writes = true;
+	comparison_mark_cached(&c, &b, &t);
+	assert_true(c.buffered);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_share),
 		cmocka_unit_test(test_marked),
+		cmocka_unit_test(test_buffered),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

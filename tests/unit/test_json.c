@@ -176,6 +176,7 @@ static void cmp_result(const struct result *a, const struct result *b)
 	assert_dbl(b->rusage.real_s, a->rusage.real_s);
 	assert_dbl(b->rusage.user_s, a->rusage.user_s);
 	assert_dbl(b->rusage.sys_s, a->rusage.sys_s);
+	assert_int_equal(b->page_cache_writes, a->page_cache_writes);
 }
 
 static void cmp_comparison(const struct comparison *a,
@@ -193,6 +194,7 @@ static void cmp_comparison(const struct comparison *a,
 	assert_dbl(b->penalty_ci95_pct[1], a->penalty_ci95_pct[1]);
 	assert_int_equal(a->penalty_unbounded, b->penalty_unbounded);
 	assert_int_equal(a->significant, b->significant);
+	assert_int_equal(a->buffered, b->buffered);
 }
 
 static void cmp_attrib(const struct attribution *a, const struct attribution *b)
@@ -420,6 +422,33 @@ static void test_unbounded_round_trip(void **state)
 		    isnan(c->penalty_ci95_pct[1]));
 	assert_false(f->out->comparisons[0].penalty_unbounded);
 	assert_dbl(f->out->comparisons[0].penalty_ci95_pct[1], 13.3);
+}
+
+/* A write figure timed into the page cache and its comparison: the
+ * flags are written only when set, and read back either way. */
+static void test_buffered_round_trip(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *root, *jc, *v;
+
+	f->in->results[2].page_cache_writes = true;
+	f->in->comparisons[0].buffered = true;
+	assert_int_equal(report_write_json(f->in, f->dir, NULL), 0);
+	root = json_object_from_file(f->path);
+	assert_non_null(root);
+	jc = json_object_array_get_idx(at(root, "comparisons"), 0);
+	assert_true(json_object_get_boolean(at(jc, "buffered")));
+	jc = json_object_array_get_idx(at(root, "comparisons"), 1);
+	assert_false(json_object_object_get_ex(jc, "buffered", &v));
+	jc = json_object_array_get_idx(at(root, "results"), 2);
+	assert_true(json_object_get_boolean(at(jc, "page_cache_writes")));
+	jc = json_object_array_get_idx(at(root, "results"), 0);
+	assert_false(json_object_object_get_ex(jc, "page_cache_writes", &v));
+	json_object_put(root);
+	assert_int_equal(report_read_json(f->path, f->out), 0);
+	cmp_results(f->in, f->out);
+	assert_true(f->out->results[2].page_cache_writes);
+	assert_true(f->out->comparisons[0].buffered);
 }
 
 /* The document itself: contract names, trimmed slots, null encryption. */
@@ -660,6 +689,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_unbounded_round_trip,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_buffered_round_trip, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_printed_as_written, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_document_shape, setup,

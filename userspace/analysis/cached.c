@@ -12,6 +12,7 @@ void comparison_mark_cached(struct comparison *c, const struct result *b,
 
 	c->cached_pct = pb > pt ? pb : pt;
 	c->cached = c->cached_pct > CACHED_PCT_MAX;
+	c->buffered = b->page_cache_writes || t->page_cache_writes;
 }
 
 const char *cached_why(const struct target_info *t)

@@ -11,7 +11,8 @@
 #include "../common/results.h"
 
 /* Mark c cached when the target's or the baseline's figure (t, b) came
- * from the page cache past the bar. */
+ * from the page cache past the bar, buffered when either is a write
+ * figure timed into the page cache. */
 void comparison_mark_cached(struct comparison *c, const struct result *b,
 			    const struct result *t);
 

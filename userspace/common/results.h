@@ -191,6 +191,12 @@ struct result {
 	 * bytes were counted. */
 	double read_bytes, dev_read_bytes;
 	int dev_samples;
+	/* A write-side figure timed into the page cache: the workload asked
+	 * for direct I/O where the kernel does none (or runs buffered by
+	 * design, eCryptfs), so its writes were copies into memory and the
+	 * fsync that put them on the device is outside the figure (fio's
+	 * end_fsync). Not a disk figure. */
+	bool page_cache_writes;
 };
 
 /* Past this share of the bytes read from the page cache, a read-side
@@ -221,6 +227,10 @@ struct comparison {
 	 * when not known. */
 	bool cached;
 	double cached_pct;
+	/* The target's or the baseline's write figure was timed into the
+	 * page cache (struct result: page_cache_writes): not a disk figure,
+	 * no penalty is claimed. */
+	bool buffered;
 };
 
 /*

@@ -159,15 +159,27 @@
 			signed(ci[0]) + ' to ' + signed(ci[1]) + ' %';
 	}
 
+	// Not disk figures (cached reads, writes timed into the page
+	// cache): no penalty is claimed, as in the text report.
+	function penaltyOf(c)
+	{
+		if (c.cached)
+			return 'cached, not a disk figure (' +
+			       Math.round(c.cached_pct) +
+			       ' % from the page cache)';
+		if (c.buffered)
+			return 'buffered, not a disk figure (writes timed ' +
+			       'into the page cache)';
+		return signed(c.penalty_pct) + ' % (95 % CI ' +
+		       ciText(c.penalty_ci95_pct) + ') vs ' + c.baseline +
+		       (c.significant ? '' : ', not significant');
+	}
+
 	function penaltyText(doc, m) {
 		return doc.comparisons
 			.filter(c => c.workload === m.workload &&
-				c.metric === m.metric)
-			.map(c => series(doc, c.target) + ' ' +
-			     signed(c.penalty_pct) + ' % (95 % CI ' +
-			     ciText(c.penalty_ci95_pct) + ') vs ' +
-			     c.baseline +
-			     (c.significant ? '' : ', not significant'))
+				     c.metric === m.metric)
+			.map(c => series(doc, c.target) + ' ' + penaltyOf(c))
 			.join('; ');
 	}
 

@@ -346,6 +346,8 @@ static struct json_object *result_json(const void *item)
 		err |= jadd_double(o, "dev_read_bytes", r->dev_read_bytes);
 		err |= jadd_int(o, "dev_samples", r->dev_samples);
 	}
+	if (r->page_cache_writes)
+		err |= jadd_bool(o, "page_cache_writes", true);
 	return jbuilt(o, err);
 }
 
@@ -373,6 +375,8 @@ struct json_object *report_comparison_json(const void *item)
 		err |= jadd_bool(o, "cached", c->cached);
 		err |= jadd_double(o, "cached_pct", c->cached_pct);
 	}
+	if (c->buffered)
+		err |= jadd_bool(o, "buffered", true);
 	return jbuilt(o, err);
 }
 

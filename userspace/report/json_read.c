@@ -388,6 +388,9 @@ static void result_from(int *err, struct json_object *o, void *item)
 		jget_double(err, o, "dev_read_bytes", &r->dev_read_bytes);
 		jget_int(err, o, "dev_samples", &r->dev_samples);
 	}
+	/* Written only when true (since 2026-12-06). */
+	if (jhas(o, "page_cache_writes"))
+		jget_bool(err, o, "page_cache_writes", &r->page_cache_writes);
 }
 
 static void comparison_from(int *err, struct json_object *o, void *item)
@@ -414,6 +417,8 @@ static void comparison_from(int *err, struct json_object *o, void *item)
 		jget_bool(err, o, "cached", &c->cached);
 		jget_double(err, o, "cached_pct", &c->cached_pct);
 	}
+	if (jhas(o, "buffered"))
+		jget_bool(err, o, "buffered", &c->buffered);
 }
 
 /* Slots were trimmed of trailing zeros (the caller zeroed the rest). */

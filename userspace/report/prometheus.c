@@ -87,8 +87,9 @@ static void penalty_gauge(FILE *out, const struct results *r, const char *name,
 				     c->penalty_ci95_pct[0] / 100,
 				     c->penalty_ci95_pct[1] / 100};
 
-		/* Served from the page cache: no penalty is claimed. */
-		if (c->cached)
+		/* Served from the page cache, or written into it: no
+		 * penalty is claimed. */
+		if (c->cached || c->buffered)
 			continue;
 		fprintf(out, "%s{", name);
 		host_labels(out, r, c->target, c->workload);

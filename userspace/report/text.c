@@ -205,6 +205,8 @@ static void print_metric_row(const struct results *r, const struct table *t,
 		snprintf(text, sizeof(text), "-");
 		if (c && c->cached)
 			snprintf(text, sizeof(text), "cached:");
+		else if (c && c->buffered)
+			snprintf(text, sizeof(text), "buffered:");
 		else if (c)
 			snprintf(text, sizeof(text), "%s%+.1f %%",
 				 c->significant ? "" : "~", c->penalty_pct);
@@ -216,6 +218,10 @@ static void print_metric_row(const struct results *r, const struct table *t,
 				 "not a disk figure (%.0f %% from the page "
 				 "cache)",
 				 c->cached_pct);
+		else if (c && c->buffered)
+			snprintf(text, sizeof(text),
+				 "not a disk figure (writes timed into the "
+				 "page cache)");
 		else if (c && report_no_ci(c))
 			/* One run on a side: "[+x, +x]" is no interval. */
 			snprintf(text, sizeof(text), "no CI (one run)");

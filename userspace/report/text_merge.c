@@ -111,7 +111,14 @@ static void print_penalty_row(const struct results *const *runs, int n,
 		char ci[FMT_CI_LEN];
 
 		snprintf(cell, sizeof(cell), "-");
-		if (c)
+		/* Not disk figures: no penalty is claimed (text.c). */
+		if (c && c->cached)
+			snprintf(cell, sizeof(cell),
+				 "cached: not a disk figure");
+		else if (c && c->buffered)
+			snprintf(cell, sizeof(cell),
+				 "buffered: not a disk figure");
+		else if (c)
 			snprintf(cell, sizeof(cell), "%s%+.1f %% %s",
 				 c->significant ? "" : "~", c->penalty_pct,
 				 fmt_ci(ci, sizeof(ci), c->penalty_ci95_pct, 1,

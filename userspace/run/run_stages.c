@@ -330,6 +330,7 @@ static void record_sample(struct results *r, const struct target *t,
 		res->read_bytes += s->read_bytes[m];
 		res->dev_read_bytes += s->dev_read_bytes[m];
 		res->dev_samples += s->dev_counted[m];
+		res->page_cache_writes |= s->page_cache_writes[m];
 	}
 }
 

@@ -50,6 +50,9 @@ struct sample {
 	 * 0: not a read-side figure; dev_counted: the device's were read. */
 	double read_bytes[MAX_METRICS], dev_read_bytes[MAX_METRICS];
 	bool dev_counted[MAX_METRICS];
+	/* Write-side metrics timed into the page cache (struct result:
+	 * page_cache_writes). */
+	bool page_cache_writes[MAX_METRICS];
 	/* Where the workload timed its calls (workload_ops.times_calls):
 	 * what timed them ("fio's clat, psync engine"), "" when nothing
 	 * did, and the figures per op. */
