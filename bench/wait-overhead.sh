@@ -45,7 +45,7 @@
 #       (default: this tree's) is A; printed: B minus A
 #   sudo ABLATE=1 bench/wait-overhead.sh      # ROUNDS=8, ~8 min
 #       each group of programs left unattached in turn (bench-only
-#       ENCBENCH_BENCH_SKIP, see userspace/tracer/trace.c), and all attached
+#       ENCBENCH_BENCH_SKIP, see userspace/tracer/load.c), and all attached
 #       with tracing off (ENCBENCH_BENCH_IDLE): what each group costs
 #   sudo FLOOR=1 bench/wait-overhead.sh       # ROUNDS=12, ~8 min
 #       what being called at all costs, against ours-sched: idle-sched

@@ -429,10 +429,11 @@ TP_PAIR(block_bio_complete, on_bio_complete)
 TP_PAIR_BTF(workqueue_queue_work, on_queue_work)
 TP_PAIR_BTF(workqueue_execute_start, on_execute_start)
 TP_PAIR(workqueue_execute_end, on_execute_end)
-/* Loaded only where jbd2 is (trace.c: jbd2_autoload). */
+/* Loaded only where jbd2 is (userspace/tracer/ops.c: jbd2_autoload). */
 TP_PAIR(jbd2_start_commit, on_jbd2_start)
 TP_PAIR(jbd2_end_commit, on_jbd2_end)
-/* Loaded only where the tracepoint exists (trace.c: iou_autoload). */
+/* Loaded only where the tracepoint exists (userspace/tracer/ops.c:
+ * iou_autoload). */
 TP_PAIR(io_uring_submit_req, on_iou_submit)
 TP_PAIR(io_uring_submit_sqe, on_iou_submit)
 TP_PAIR(io_uring_complete, on_iou_complete)

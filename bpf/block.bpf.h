@@ -23,8 +23,8 @@
 #include "aio_io.bpf.h"
 
 /* Filled in by user space before load from the tracepoints' BTF typedefs
- * (their argument lists changed, see trace.c). Frozen, so the verifier
- * prunes the branches not taken. */
+ * (their argument lists changed, see tracer/load.c). Frozen, so the
+ * verifier prunes the branches not taken. */
 const volatile int bio_queue_arg = 0;
 const volatile int bio_merge_arg = 0;
 const volatile int split_arg = 0;
@@ -32,9 +32,9 @@ const volatile int rq_issue_arg = 0;
 const volatile int rq_merge_arg = 0;
 const volatile int rq_requeue_arg = 0;
 /*
- * RQF_FLUSH_SEQ's bit, from the kernel's BTF (trace.c): (1 << 4) while
- * the flags were #defines (6.1), the enumerator __RQF_FLUSH_SEQ (1) once
- * they became an enum -- an anonymous one in 6.12, which CO-RE cannot
+ * RQF_FLUSH_SEQ's bit, from the kernel's BTF (tracer/load.c): (1 << 4)
+ * while the flags were #defines (6.1), the enumerator __RQF_FLUSH_SEQ (1)
+ * once they became an enum -- an anonymous one in 6.12, which CO-RE cannot
  * find by the enum's name: read as 4 there, no flushed write was followed
  * to its second end, and a journal commit's dm-delay holds came out as
  * the device's (bench/vm-flush-seq.sh).

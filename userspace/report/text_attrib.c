@@ -79,7 +79,7 @@ static void print_attrib(const struct attribution *a, FILE *out)
 	uint64_t sc_busy = a->layers[LAYER_SYSCALL].busy_ns;
 	char mean[32];
 
-	/* The syscall layer groups a family per op (trace.c's sys_table):
+	/* The syscall layer groups a family per op (ops.c's sys_table):
 	 * say which, or "one write call" hides that fsync is one of them. */
 	fprintf(out, "\n%s, %s%s%s, %s: %s calls take %s on average\n",
 		a->target, a->workload, a->job[0] ? " job " : "", a->job,

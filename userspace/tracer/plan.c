@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The plan: which attach point each layer comes from on this kernel. The
- * loader (trace.c) follows it, and `probe` prints it, so both say the same.
+ * loader (load.c) follows it, and `probe` prints it, so both say the same.
  */
 #include <errno.h>
 #include <stdio.h>

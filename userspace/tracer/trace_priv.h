@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "trace.h"
+#include "common/bpf_ids.h"
 
 struct ksyms;
 struct btf;
@@ -75,7 +76,7 @@ struct work_ctx_layout {
 long long work_ctx_delta(const struct btf *btf, const struct work_ctx_layout *l,
 			 char *why, size_t len);
 
-/* trace.c: whether ENCBENCH_BENCH_SKIP (bench-only) names program prog. */
+/* load.c: whether ENCBENCH_BENCH_SKIP (bench-only) names program prog. */
 bool bench_skipped(const char *prog);
 
 /* plan.c */
@@ -255,5 +256,67 @@ void bpf_cost_end(struct bpf_cost *c, struct tracer_cost *out);
 void bpf_cost_cancel(struct bpf_cost *c);
 /* zfscrypt.c: its BPF object, for the cost; NULL without zc. */
 struct bpf_object *zfscrypt_object(const struct zfscrypt *zc);
+
+/* The tracer itself: load.c opens, loads and attaches it, trace.c runs
+ * its phases. */
+struct tracer {
+	struct attrib_bpf *skel;
+	char sources[NR_LAYERS][DETAIL_LEN];
+	struct layer_states states;
+	unsigned int dm_major; /* 0: no device-mapper in this kernel */
+	bool filter_has_dm;
+	/* What crypt's source is made of (see crypt_source). */
+	bool btf;
+	enum enc_method enc;
+	/* enc, or ENC_SAMPLES where CPU samples stand in for it. */
+	enum enc_method write_enc;
+	char enc_why[DETAIL_LEN];
+	/* How dm-crypt's inline crypto (no workqueue) is timed, if at all. */
+	enum enc_method dmx;
+	/* How the cipher calls inside crypt items are counted, if at all. */
+	enum enc_method ciph;
+	/* How dm-crypt's hand-off to its write thread is seen; why not. */
+	enum enc_method dmw;
+	char dmw_why[DETAIL_LEN];
+	/* Optional programs left out because the kernel refused them. */
+	bool no_jbd2, no_iou;
+	struct crypt_work_plan cw;
+	/* ZFS's encryption, where the zfs module is loaded (zfscrypt.c);
+	 * NULL with the reason in zfs_why otherwise. */
+	struct zfscrypt *zc;
+	char zfs_why[DETAIL_LEN];
+	struct trace_filter filter;
+	struct wait_tracer wait;
+	struct pid_bits pid_bits;
+	/* The open window, and what the closed ones of this phase add up to
+	 * (see window_open). */
+	bool window_open;
+	uint64_t opened_ns;
+	uint64_t kreq_begin[NR_OPS];
+	uint64_t misses_begin;
+	uint64_t kreq_acc[NR_OPS];
+	/* ZFS targets: the ARC's counters at the window's start, and what
+	 * the windows added; arc_ok while every read of them worked. */
+	uint64_t arc_begin[NR_ARC_COUNTERS], arc_acc[NR_ARC_COUNTERS];
+	bool arc_ok;
+	uint64_t misses_acc;
+	uint64_t wall_acc_ns;
+	/* The programs have links (trace_attach .. trace_detach). */
+	bool attached;
+	/* trace_cost_begin .. _end: the counters where it began. */
+	struct bpf_cost cost;
+	uint64_t cost_ops, cost_dropped, cost_wall_ns;
+	/* trace_calls_by_sched's answer, probed once. */
+	bool calls_sched_probed, calls_sched_ok;
+	/* Kernel ids of our programs and links (see common/bpf_ids.h). */
+	int nr_ids;
+	struct bpf_id ids[MAX_TRACER_IDS];
+};
+
+/* load.c: each autoloaded program attached (its link's id recorded), and
+ * detached; the links' ids forgotten once they are gone. */
+int attach_progs(struct tracer *tr);
+void detach_progs(struct tracer *tr);
+void forget_links(struct tracer *tr);
 
 #endif
