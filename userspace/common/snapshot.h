@@ -82,7 +82,7 @@ struct snap_tracer {
 	 * engine"): the raw syscall tracepoints stayed detached, and the
 	 * syscall layer's items (stats[LAYER_SYSCALL]) and the wait
 	 * split's syscalls and total_ns are the workload's own figures,
-	 * put there by the run (run_stages.c); the wait split's on-CPU
+	 * put there by the run (run/series.c); the wait split's on-CPU
 	 * time is left for the analysis to derive. "": the tracepoints
 	 * timed them, as in every snapshot before this field. */
 	char calls_by[DETAIL_LEN];

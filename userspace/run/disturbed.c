@@ -10,7 +10,7 @@
  * traced. Being traced costs time too (issue 20: up to 1.4x on fio's
  * random reads), so the bar is well above that: worse than twice the
  * worst untraced iteration so far, on any metric of the part. Such an
- * iteration is set aside and traced again once (run_stages.c); a second
+ * iteration is set aside and traced again once (series.c); a second
  * like it is kept, and both are said.
  */
 #include <string.h>

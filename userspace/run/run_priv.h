@@ -139,6 +139,9 @@ int run_on_target(struct run_ctx *ctx, const struct workload_ops *w,
 /* Never fails: without tracing the benchmark still runs and says why. */
 void run_open_tracer(struct run_ctx *ctx);
 int run_workloads(struct run_ctx *ctx);
+/* series.c: a target's baseline, its kind's own (zfs -> zfs-off) if that
+ * was built, else the run's first target. */
+const char *run_baseline_name(const struct results *r, const char *target);
 /* Figures from the untraced iterations; the observer effect from the
  * traced ones against them. */
 void run_statistics(struct run_ctx *ctx);
