@@ -31,6 +31,7 @@
 #include "wait_io.bpf.h"
 #include "wait_sched.bpf.h"
 #include "aio_io.bpf.h"
+#include "aio_path.bpf.h"
 #include "items.bpf.h"
 #include "block.bpf.h"
 #include "crypt_work.bpf.h"

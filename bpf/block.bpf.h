@@ -21,6 +21,7 @@
 #include "items.bpf.h"
 #include "wait_io.bpf.h"
 #include "aio_io.bpf.h"
+#include "aio_path.bpf.h"
 
 /* Filled in by user space before load from the tracepoints' BTF typedefs
  * (their argument lists changed, see tracer/load.c). Frozen, so the

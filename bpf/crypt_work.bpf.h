@@ -22,6 +22,7 @@
 #include "wait_io.bpf.h"
 #include "wait_sched.bpf.h"
 #include "aio_io.bpf.h"
+#include "aio_path.bpf.h"
 
 /* Direction of a dm-crypt io: its original bio's op. -1 when dm_crypt
  * (and so its BTF) is not loaded, or the bio is not the target's. */
