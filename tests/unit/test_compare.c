@@ -349,6 +349,41 @@ static void test_sentence_rates_and_no_difference(void **state)
 	free(cmp);
 }
 
+/* Not disk figures (reads from the page cache, writes timed into it):
+ * the sentence claims no change, as the table claims no penalty. */
+static void test_sentence_not_disk_figures(void **state)
+{
+	struct results *cmp = calloc(1, sizeof(*cmp));
+	struct result b = {0}, o = {0};
+	char text[512];
+
+	(void)state;
+	assert_non_null(cmp);
+	snprintf(b.target, sizeof(b.target), "plain");
+	snprintf(o.target, sizeof(o.target), "fscrypt");
+	snprintf(b.metric.name, sizeof(b.metric.name), "read_s");
+	b.nr_samples = o.nr_samples = 4;
+	synth(b.samples, 4, 1.0, 0.01);
+	synth(o.samples, 4, 3.0, 0.01);
+	pair(cmp, 0, &b, &o);
+	report_compare_sentence(cmp, 0, text, sizeof(text));
+	assert_non_null(strstr(text, "% slower than on plain"));
+	cmp->comparisons[0].cached = true;
+	cmp->comparisons[0].cached_pct = 62.4;
+	report_compare_sentence(cmp, 0, text, sizeof(text));
+	assert_non_null(strstr(text, "reads on fscrypt against plain: not a "
+				     "disk figure (62 % of the bytes read came "
+				     "from the page cache), no penalty "
+				     "claimed"));
+	assert_null(strstr(text, "slower"));
+	cmp->comparisons[0].cached = false;
+	cmp->comparisons[0].buffered = true;
+	report_compare_sentence(cmp, 0, text, sizeof(text));
+	assert_non_null(strstr(text, "writes timed into the page cache"));
+	assert_null(strstr(text, "slower"));
+	free(cmp);
+}
+
 /* A baseline whose mean is not told from 0 (n 4, mean 1, sd 2): the
  * penalty's interval is unbounded, and the table and the sentence say
  * so instead of printing ends; a rate the same, naming the side whose
@@ -403,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_csv_nul_byte),
 		cmocka_unit_test(test_zfs_report_from_csv),
 		cmocka_unit_test(test_sentence_rates_and_no_difference),
+		cmocka_unit_test(test_sentence_not_disk_figures),
 		cmocka_unit_test(test_unbounded),
 	};
 

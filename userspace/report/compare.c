@@ -79,6 +79,23 @@ void report_sentence(const struct comparison *c, const struct result *b,
 
 	if (c->workload[0])
 		snprintf(wl, sizeof(wl), "%s ", c->workload);
+	/* Not a disk figure: the table claims no penalty, nor does this. */
+	if (c->cached || c->buffered) {
+		if (c->cached)
+			snprintf(span, sizeof(span),
+				 "%.0f %% of the bytes read came from the page "
+				 "cache",
+				 c->cached_pct);
+		else
+			snprintf(span, sizeof(span),
+				 "writes timed into the page cache, the fsync "
+				 "that wrote them left out");
+		snprintf(buf, len,
+			 "%s%s on %s against %s: not a disk figure (%s), no "
+			 "penalty claimed",
+			 wl, what, c->target, c->baseline, span);
+		return;
+	}
 	/* A rate's own change: the reciprocals of its cost's interval,
 	 * unbounded where the baseline's rate is not told from 0; its cost's
 	 * interval is unbounded where the target's is not. */
