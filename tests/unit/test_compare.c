@@ -295,6 +295,23 @@ static void test_zfs_report_from_csv(void **state)
 	free(cmp);
 }
 
+/* Four samples each of metric on plain (b) and fscrypt (o), around the
+ * means mb and mo with spreads sb and so. */
+static void plain_fscrypt(struct result *b, struct result *o,
+			  const char *metric, bool higher, double mb, double sb,
+			  double mo, double so)
+{
+	snprintf(b->target, sizeof(b->target), "plain");
+	snprintf(o->target, sizeof(o->target), "fscrypt");
+	snprintf(b->metric.name, sizeof(b->metric.name), "%s", metric);
+	b->metric.higher_is_better = o->metric.higher_is_better = higher;
+	b->nr_samples = o->nr_samples = 4;
+	synth(b->samples, 4, mb, sb);
+	synth(o->samples, 4, mo, so);
+	summarize(b->samples, 4, &b->s);
+	summarize(o->samples, 4, &o->s);
+}
+
 /* Rates: said as the rate's change relative to BASE, then as the
  * penalty; an interval holding 0 says so. */
 static void test_sentence_rates_and_no_difference(void **state)
@@ -305,14 +322,7 @@ static void test_sentence_rates_and_no_difference(void **state)
 
 	(void)state;
 	assert_non_null(cmp);
-	snprintf(b.target, sizeof(b.target), "plain");
-	snprintf(o.target, sizeof(o.target), "fscrypt");
-	snprintf(b.metric.name, sizeof(b.metric.name), "files_per_s");
-	b.metric.higher_is_better = o.metric.higher_is_better = true;
-	b.nr_samples = o.nr_samples = 4;
-	synth(b.samples, 4, 200.0, 1.0);
-	synth(o.samples, 4, 100.0, 1.0);
-	summarize(b.samples, 4, &b.s);
+	plain_fscrypt(&b, &o, "files_per_s", true, 200.0, 1.0, 100.0, 1.0);
 	pair(cmp, 0, &b, &o);
 	report_compare_sentence(cmp, 0, text, sizeof(text));
 	/* Half the rate: 50 % lower, twice the time per file (+100 %). */
@@ -359,12 +369,7 @@ static void test_sentence_not_disk_figures(void **state)
 
 	(void)state;
 	assert_non_null(cmp);
-	snprintf(b.target, sizeof(b.target), "plain");
-	snprintf(o.target, sizeof(o.target), "fscrypt");
-	snprintf(b.metric.name, sizeof(b.metric.name), "read_s");
-	b.nr_samples = o.nr_samples = 4;
-	synth(b.samples, 4, 1.0, 0.01);
-	synth(o.samples, 4, 3.0, 0.01);
+	plain_fscrypt(&b, &o, "read_s", false, 1.0, 0.01, 3.0, 0.01);
 	pair(cmp, 0, &b, &o);
 	report_compare_sentence(cmp, 0, text, sizeof(text));
 	assert_non_null(strstr(text, "% slower than on plain"));
@@ -398,14 +403,7 @@ static void test_unbounded(void **state)
 
 	(void)state;
 	assert_non_null(cmp);
-	snprintf(b.target, sizeof(b.target), "plain");
-	snprintf(o.target, sizeof(o.target), "fscrypt");
-	snprintf(b.metric.name, sizeof(b.metric.name), "read_s");
-	b.nr_samples = o.nr_samples = 4;
-	synth(b.samples, 4, 1.0, 2.0);
-	synth(o.samples, 4, 3.0, 0.1);
-	summarize(b.samples, 4, &b.s);
-	summarize(o.samples, 4, &o.s);
+	plain_fscrypt(&b, &o, "read_s", false, 1.0, 2.0, 3.0, 0.1);
 	pair(cmp, 0, &b, &o);
 	assert_true(cmp->comparisons[0].penalty_unbounded);
 	report_compare_sentence(cmp, 0, text, sizeof(text));
