@@ -205,6 +205,51 @@ static void test_merge_bad_input(void **state)
 	assert_int_equal(merge(save, opt, 4), 2);
 }
 
+/* Whether s is on the line that starts at line (not NULL). */
+static bool on_line(const char *line, const char *s)
+{
+	const char *p = line ? strstr(line, s) : NULL;
+
+	return p && p < strchrnul(line, '\n');
+}
+
+/* Figures that are not disk figures claim no penalty in the merged table
+ * (a cached read, a write timed into the page cache), nor a gauge in the
+ * OpenMetrics file; the other host's penalty for the same row stays. */
+static void test_not_disk_figures(void **state)
+{
+	struct results *r = fixture_results();
+	char a[PATH_MAX], save[PATH_MAX], prom[PATH_MAX];
+	char *text, *row;
+	(void)state;
+
+	snprintf(a, sizeof(a), "%s/host-cached", dir);
+	mkdir(a, 0755);
+	snprintf(r->meta.hostname, NAME_LEN, "gamma");
+	r->comparisons[1].cached = true;
+	r->comparisons[1].cached_pct = 80;
+	r->comparisons[0].buffered = true;
+	assert_int_equal(report_write_json(r, a, NULL), 0);
+	snprintf(prom, sizeof(prom), "%s/cached.prom", dir);
+	assert_int_equal(report_write_prometheus(r, prom), 0);
+	free(r);
+	text = file_text(prom);
+	assert_non_null(text);
+	assert_null(strstr(text, "encbench_penalty_ratio{"));
+	free(text);
+	snprintf(save, sizeof(save), "%s/merge-cached.out", dir);
+	const char *argv[] = {"merge", host_a, a};
+	assert_int_equal(merge(save, argv, 3), 0);
+	text = file_text(save);
+	row = strstr(strstr(text, "read_s luks2"), "penalty luks2");
+	assert_true(on_line(row, "+95.1 %"));
+	assert_true(on_line(row, "cached: not a disk figure"));
+	row = strstr(strstr(text, "write_s luks2"), "penalty luks2");
+	assert_true(on_line(row, "+7.4 %"));
+	assert_true(on_line(row, "buffered: not a disk figure"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_histogram_reads_back),
 		cmocka_unit_test(test_merge_two_hosts),
 		cmocka_unit_test(test_merge_bad_input),
+		cmocka_unit_test(test_not_disk_figures),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
