@@ -123,7 +123,8 @@ static __always_inline int on_sys_enter(__u64 *ctx)
 	key = id;
 	v = bpf_map_lookup_elem(&sys_ops, &key);
 	if (!v || !*v) {
-		/* Async I/O's submitting and reaping calls (aio_io.bpf.h). */
+		/* Async I/O's submitting and reaping calls (aio_io.bpf.h,
+		 * aio_path.bpf.h). */
 		key = aio_call_of(id);
 		pid_tgid = bpf_get_current_pid_tgid();
 		if (!key || !is_traced(pid_tgid >> 32))

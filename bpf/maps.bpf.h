@@ -13,7 +13,7 @@
 /* errno values are macros, so vmlinux.h lacks them. */
 #define EEXIST_ 17
 
-/* When an item entered its layer, and what for (attrib.bpf.c's *_start
+/* When an item entered its layer, and what for (items.bpf.h's *_start
  * maps). */
 struct start {
 	__u64 ts;

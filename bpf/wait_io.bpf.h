@@ -21,7 +21,7 @@
 /* ---- requests and work items ---------------------------------------- */
 
 /* dm devices stacked above a request-based one that dm_origin_queued
- * (attrib.bpf.c) and dmio_of follow up (dm-crypt over dm-delay,
+ * (block.bpf.h) and dmio_of follow up (dm-crypt over dm-delay,
  * dm-linear or LVM, ...). */
 #define MAX_DM_DEPTH 4
 

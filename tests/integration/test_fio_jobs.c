@@ -188,6 +188,15 @@ static void stock_file(const char *name, const struct stock_job *jobs, int n,
 				json_object_get_string(get(mbps, "job")),
 				jobs[j].name);
 			job_figures(doc, targets[t], jobs[j].name);
+			/* A job file's writes on fscrypt (built without
+			 * inline encryption: no direct I/O) went to the page
+			 * cache, whatever the file asked (test_buffered_writes
+			 * checks that against the kernel). */
+			assert_int_equal(
+				json_object_object_get_ex(
+					mbps, "page_cache_writes", &v) &&
+					json_object_get_boolean(v),
+				t == 1 && !strcmp(jobs[j].op, "write"));
 			v = job_verdict(doc, targets[t], jobs[j].name,
 					jobs[j].op);
 			assert_non_null(v);

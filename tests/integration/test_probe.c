@@ -215,13 +215,16 @@ static void test_mounts_released(void **state)
 	int fd = mkstemp(out);
 	(void)state;
 
+	int rc;
+
 	assert_true(fd >= 0);
 	close(fd);
+	rc = in_private_mounts(script, out);
+	unlink(out);
 	/* 5: the automount could not be made; 3: probe did not mount
 	 * tracefs; 7: it did not say bpffs is missing; 4: a mount of
 	 * probe's is left; 6: probe unmounted someone's. */
-	assert_int_equal(in_private_mounts(script, out), 0);
-	unlink(out);
+	assert_int_equal(rc, 0);
 }
 
 /*
@@ -237,6 +240,9 @@ static void test_bpffs_pins_kept(void **state)
 	static const char script[] =
 		"at() { awk -v m=\"$1\" '$5 == m { f = 1 } END { exit !f }'"
 		"  /proc/self/mountinfo; }\n"
+		/* Its own state folder: a stopped tracer killed by the trap
+		 * below leaves its record there, not in the machine's. */
+		"export ENCBENCH_STATE_DIR=$(mktemp -d) || exit 5\n"
 		"while umount /sys/kernel/tracing 2>/dev/null; do :; done\n"
 		"while umount /sys/fs/bpf 2>/dev/null; do :; done\n"
 		"at /sys/fs/bpf && exit 5\n"
@@ -245,7 +251,8 @@ static void test_bpffs_pins_kept(void **state)
 		"  --duration 1 >/dev/null 2>&1 &\n"
 		"p=$!\n"
 		/* A failed check leaves no stopped tracer behind. */
-		"trap 'kill -9 $p $s 2>/dev/null' EXIT\n"
+		"trap 'kill -9 $p $s 2>/dev/null; rm -rf $ENCBENCH_STATE_DIR'"
+		"  EXIT\n"
 		"for i in $(seq 300); do grep -q '^State:.*T' /proc/$p/status"
 		"  && break; sleep 0.1; done\n"
 		"grep -q '^State:.*T' /proc/$p/status || exit 3\n"
@@ -254,6 +261,8 @@ static void test_bpffs_pins_kept(void **state)
 		"bpftool map create /sys/fs/bpf/other_tool type array key 4 "
 		"  value 4 entries 1 name other_tool || exit 5\n"
 		"kill -CONT $p; wait $p; r=$?\n"
+		/* Reaped: its pid is no longer its to kill. */
+		"trap 'kill -9 $s 2>/dev/null; rm -rf $ENCBENCH_STATE_DIR' EXIT\n"
 		"[ $r = 0 ] || exit 6\n"
 		"at /sys/fs/bpf || exit 7\n"
 		"bpftool map show pinned /sys/fs/bpf/other_tool >/dev/null ||"

@@ -205,6 +205,14 @@ static void test_merge_bad_input(void **state)
 	assert_int_equal(merge(save, opt, 4), 2);
 }
 
+/* The first b after the first a in text, or NULL. */
+static const char *after(const char *text, const char *a, const char *b)
+{
+	const char *p = strstr(text, a);
+
+	return p ? strstr(p, b) : NULL;
+}
+
 /* Whether s is on the line that starts at line (not NULL). */
 static bool on_line(const char *line, const char *s)
 {
@@ -220,7 +228,8 @@ static void test_not_disk_figures(void **state)
 {
 	struct results *r = fixture_results();
 	char a[PATH_MAX], save[PATH_MAX], prom[PATH_MAX];
-	char *text, *row;
+	const char *row;
+	char *text;
 	(void)state;
 
 	snprintf(a, sizeof(a), "%s/host-cached", dir);
@@ -241,12 +250,51 @@ static void test_not_disk_figures(void **state)
 	const char *argv[] = {"merge", host_a, a};
 	assert_int_equal(merge(save, argv, 3), 0);
 	text = file_text(save);
-	row = strstr(strstr(text, "read_s luks2"), "penalty luks2");
+	row = after(text, "read_s luks2", "penalty luks2");
 	assert_true(on_line(row, "+95.1 %"));
 	assert_true(on_line(row, "cached: not a disk figure"));
-	row = strstr(strstr(text, "write_s luks2"), "penalty luks2");
+	row = after(text, "write_s luks2", "penalty luks2");
 	assert_true(on_line(row, "+7.4 %"));
 	assert_true(on_line(row, "buffered: not a disk figure"));
+	free(text);
+}
+
+/* `compare` of two saved runs whose read figure came from the page cache
+ * on one side: no penalty in its table, nor in its sentence; the write
+ * figure beside it keeps its penalty. */
+static void test_compare_cached(void **state)
+{
+	struct results *r = fixture_results();
+	char a[PATH_MAX], save[PATH_MAX];
+	char *text, *row;
+	int rc, fd = dup(STDOUT_FILENO);
+	(void)state;
+
+	snprintf(a, sizeof(a), "%s/run-cached", dir);
+	mkdir(a, 0755);
+	/* plain's read figure: 100 MB read, 10 MB from the device. */
+	r->results[1].read_bytes = 100e6;
+	r->results[1].dev_read_bytes = 10e6;
+	r->results[1].dev_samples = r->results[1].nr_samples;
+	assert_int_equal(report_write_json(r, a, NULL), 0);
+	free(r);
+	snprintf(save, sizeof(save), "%s/compare-cached.out", dir);
+	const char *argv[] = {"compare", host_a, a};
+	fflush(stdout);
+	assert_non_null(freopen(save, "w", stdout));
+	rc = cmd_compare(3, (char **)argv);
+	fflush(stdout);
+	dup2(fd, STDOUT_FILENO);
+	close(fd);
+	assert_int_equal(rc, 0);
+	text = file_text(save);
+	assert_non_null(text);
+	row = strstr(text, "read_s");
+	assert_true(on_line(row, "cached: not a disk figure"));
+	row = strstr(text, "write_s");
+	assert_false(on_line(row, "not a disk figure"));
+	assert_non_null(strstr(text, "not a disk figure (90 % of the bytes "
+				     "read came from the page cache)"));
 	free(text);
 }
 
@@ -258,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_merge_two_hosts),
 		cmocka_unit_test(test_merge_bad_input),
 		cmocka_unit_test(test_not_disk_figures),
+		cmocka_unit_test(test_compare_cached),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -191,11 +191,12 @@ struct result {
 	 * bytes were counted. */
 	double read_bytes, dev_read_bytes;
 	int dev_samples;
-	/* A write-side figure timed into the page cache: the workload asked
-	 * for direct I/O where the kernel does none (or runs buffered by
-	 * design, eCryptfs), so its writes were copies into memory and the
-	 * fsync that put them on the device is outside the figure (fio's
-	 * end_fsync). Not a disk figure. */
+	/* A write-side figure timed into the page cache: the kernel does no
+	 * direct I/O there (fscrypt without inline encryption; eCryptfs runs
+	 * fio buffered by design), so fio's latencies are copies into memory
+	 * and its bandwidth counts rewrites of pages that never reach the
+	 * device (only the end fsync, in fio's runtime, writes what is
+	 * left). Not a disk figure. */
 	bool page_cache_writes;
 };
 

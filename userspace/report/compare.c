@@ -88,8 +88,8 @@ void report_sentence(const struct comparison *c, const struct result *b,
 				 c->cached_pct);
 		else
 			snprintf(span, sizeof(span),
-				 "writes timed into the page cache, the fsync "
-				 "that wrote them left out");
+				 "writes timed into the page cache, not on the "
+				 "device");
 		snprintf(buf, len,
 			 "%s%s on %s against %s: not a disk figure (%s), no "
 			 "penalty claimed",
@@ -172,23 +172,30 @@ void report_print_compare(const struct results *cmp, FILE *out)
 		const struct comparison *c = &cmp->comparisons[k];
 		const struct result *b = &cmp->results[2 * k],
 				    *o = &cmp->results[2 * k + 1];
-		char name[2 * NAME_LEN + 2], diff[80], ci[FMT_CI_LEN];
+		char name[2 * NAME_LEN + 2], diff[80], ci[FMT_CI_LEN], pen[64];
 
 		print_sides(cmp, k, out);
 		snprintf(name, sizeof(name), "%s%s%s", c->workload,
 			 c->workload[0] ? "/" : "", c->metric);
 		snprintf(diff, sizeof(diff), "%+.4g [%+.4g, %+.4g]",
 			 c->diff_mean, c->welch_ci95[0], c->welch_ci95[1]);
+		/* Not a disk figure on a side: no penalty claimed (text.c). */
+		if (c->cached || c->buffered)
+			snprintf(pen, sizeof(pen), "%s: not a disk figure",
+				 c->cached ? "cached" : "buffered");
+		else
+			snprintf(pen, sizeof(pen), "%+.1f %s%s", c->penalty_pct,
+				 fmt_ci(ci, sizeof(ci), c->penalty_ci95_pct, 1,
+					true),
+				 c->significant ? " *" : "");
 		snprintf(line, sizeof(line),
 			 "%-20s %-13s %5d %11.4g %10.4g %5d %11.4g %10.4g  "
-			 "%-26s %+.1f %s%s",
+			 "%-26s %s",
 			 name,
 			 b->metric.higher_is_better ? "higher=better"
 						    : "lower=better",
 			 b->nr_samples, b->s.mean, b->s.sd, o->nr_samples,
-			 o->s.mean, o->s.sd, diff, c->penalty_pct,
-			 fmt_ci(ci, sizeof(ci), c->penalty_ci95_pct, 1, true),
-			 c->significant ? " *" : "");
+			 o->s.mean, o->s.sd, diff, pen);
 		report_put_safe(out, line, strlen(line));
 		fputc('\n', out);
 	}

@@ -46,7 +46,7 @@ struct crypt_work_plan {
 	/* Why crypt-queue and crypt's read side are unavailable; "" if they
 	 * are available. */
 	char why[DETAIL_LEN];
-	/* crypt_work.bpf.h's ctx_delta: 0 where unresolved. */
+	/* filters.bpf.h's ctx_delta: 0 where unresolved. */
 	long long ctx_delta[NR_CRYPT_WORK_KINDS];
 	/* Which registered work is counted on every device, and why; "" if
 	 * all of it is filtered like the block layers. */
@@ -191,7 +191,7 @@ void wait_close(struct wait_tracer *w);
 void kernel_requests(const struct trace_filter *f, uint64_t out[NR_OPS],
 		     bool inflight);
 /* devstat.c: count the requests still in rq_start that are over as
- * unseen (attrib.bpf.c: rq_sweep). */
+ * unseen (block.bpf.h: rq_sweep). */
 struct attrib_bpf;
 void rq_sweep(struct attrib_bpf *skel);
 
