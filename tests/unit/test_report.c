@@ -268,6 +268,35 @@ static void test_text_one_run(void **state)
 	free(t);
 }
 
+/* Not disk figures: the rows say which and why, claim no penalty, and
+ * the legend explains both marks once; without them it says nothing. */
+static void test_text_not_disk_figures(void **state)
+{
+	struct fx *f = *state;
+	size_t len;
+	char *t;
+
+	t = render(f->r, &len);
+	assert_null(strstr(t, "Neither is a disk figure"));
+	free(t);
+	f->r->comparisons[0].buffered = true;
+	f->r->comparisons[1].cached = true;
+	f->r->comparisons[1].cached_pct = 64;
+	t = render(f->r, &len);
+	assert_contains(t, "buffered:  not a disk figure (writes timed into "
+			   "the page cache)");
+	assert_contains(t, "cached:    not a disk figure (64 % from the page "
+			   "cache)");
+	/* The interval the table and the sentence gave before. */
+	assert_null(strstr(t, "[+4.2, +13.3] %"));
+	assert_null(strstr(t, "between 4.2 % and 13.3 %"));
+	assert_contains(t, "no penalty claimed");
+	assert_contains(t, "cached: more than 10 % of the bytes read came "
+			   "from the page cache; buffered: writes\ntimed into "
+			   "the page cache");
+	free(t);
+}
+
 /* Issue 6, item 7: cells as wide as their column ran together
  * ("0.022 +-0.0002340.179 +-0.00242"). */
 static void test_text_cells_apart(void **state)
@@ -462,6 +491,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_one_run, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_text_not_disk_figures,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_cells_apart, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_text_tracing_off, setup,

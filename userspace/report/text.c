@@ -350,6 +350,16 @@ static void print_sentences(const struct results *r, const char *wl,
 	}
 }
 
+/* Some comparison of wl is not a disk figure (cached, buffered). */
+static bool any_not_disk(const struct results *r, const char *wl)
+{
+	for (int i = 0; i < r->nr_comparisons && i < MAX_RESULTS; i++)
+		if (!strcmp(r->comparisons[i].workload, wl) &&
+		    (r->comparisons[i].cached || r->comparisons[i].buffered))
+			return true;
+	return false;
+}
+
 /* The figures of wl are untraced iterations, traced ones apart. */
 static bool traced_apart(const struct results *r, const char *wl)
 {
@@ -419,6 +429,14 @@ void report_print_workload(const struct results *r, const char *wl, FILE *out,
 		"mean is not told from 0. ~ marks a difference that is not "
 		"significant\n(Welch's t-test: the CI includes 0).\n",
 		r->targets[0].name);
+	if (any_not_disk(r, wl))
+		fprintf(out,
+			"cached: more than %.0f %% of the bytes read came "
+			"from the page cache; buffered: writes\ntimed into "
+			"the page cache (no direct I/O on the target). "
+			"Neither is a disk figure:\nno penalty is claimed "
+			"(the job's verdict tells what it measured).\n",
+			CACHED_PCT_MAX);
 	if (rusage)
 		fprintf(out, "elapsed/user/system: per-run means from "
 			     "getrusage of the timed process, without a CI;\n"
