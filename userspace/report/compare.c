@@ -50,6 +50,11 @@ static void between(char *buf, size_t len, double lo, double hi,
 			 better, hi, worse);
 }
 
+const char *report_not_disk(const struct comparison *c)
+{
+	return c->cached ? "cached" : c->buffered ? "buffered" : NULL;
+}
+
 bool report_no_ci(const struct comparison *c)
 {
 	return !c->significant && !c->penalty_unbounded &&
@@ -80,7 +85,7 @@ void report_sentence(const struct comparison *c, const struct result *b,
 	if (c->workload[0])
 		snprintf(wl, sizeof(wl), "%s ", c->workload);
 	/* Not a disk figure: the table claims no penalty, nor does this. */
-	if (c->cached || c->buffered) {
+	if (report_not_disk(c)) {
 		if (c->cached)
 			snprintf(span, sizeof(span),
 				 "%.0f %% of the bytes read came from the page "
@@ -180,9 +185,9 @@ void report_print_compare(const struct results *cmp, FILE *out)
 		snprintf(diff, sizeof(diff), "%+.4g [%+.4g, %+.4g]",
 			 c->diff_mean, c->welch_ci95[0], c->welch_ci95[1]);
 		/* Not a disk figure on a side: no penalty claimed (text.c). */
-		if (c->cached || c->buffered)
+		if (report_not_disk(c))
 			snprintf(pen, sizeof(pen), "%s: not a disk figure",
-				 c->cached ? "cached" : "buffered");
+				 report_not_disk(c));
 		else
 			snprintf(pen, sizeof(pen), "%+.1f %s%s", c->penalty_pct,
 				 fmt_ci(ci, sizeof(ci), c->penalty_ci95_pct, 1,

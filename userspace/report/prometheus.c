@@ -89,7 +89,7 @@ static void penalty_gauge(FILE *out, const struct results *r, const char *name,
 
 		/* Served from the page cache, or written into it: no
 		 * penalty is claimed. */
-		if (c->cached || c->buffered)
+		if (report_not_disk(c))
 			continue;
 		fprintf(out, "%s{", name);
 		host_labels(out, r, c->target, c->workload);

@@ -135,6 +135,9 @@ void report_sentence(const struct comparison *c, const struct result *b,
 /* c's penalty has no interval: one run on a side, or no spread on
  * either, and welch_from_summary collapsed it to the point. */
 bool report_no_ci(const struct comparison *c);
+/* "cached" or "buffered" when c is not a disk figure (no penalty is
+ * claimed for it), else NULL: the one word every table prints. */
+const char *report_not_disk(const struct comparison *c);
 /* Is metric an op timed in seconds ("read_s": said "reads")? */
 bool report_metric_is_op(const char *metric);
 

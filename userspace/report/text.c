@@ -203,10 +203,8 @@ static void print_metric_row(const struct results *r, const struct table *t,
 			find_cmp(r, r->targets[k].name, wl, metric);
 
 		snprintf(text, sizeof(text), "-");
-		if (c && c->cached)
-			snprintf(text, sizeof(text), "cached:");
-		else if (c && c->buffered)
-			snprintf(text, sizeof(text), "buffered:");
+		if (c && report_not_disk(c))
+			snprintf(text, sizeof(text), "%s:", report_not_disk(c));
 		else if (c)
 			snprintf(text, sizeof(text), "%s%+.1f %%",
 				 c->significant ? "" : "~", c->penalty_pct);
@@ -355,7 +353,7 @@ static bool any_not_disk(const struct results *r, const char *wl)
 {
 	for (int i = 0; i < r->nr_comparisons && i < MAX_RESULTS; i++)
 		if (!strcmp(r->comparisons[i].workload, wl) &&
-		    (r->comparisons[i].cached || r->comparisons[i].buffered))
+		    report_not_disk(&r->comparisons[i]))
 			return true;
 	return false;
 }

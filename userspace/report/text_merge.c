@@ -112,12 +112,9 @@ static void print_penalty_row(const struct results *const *runs, int n,
 
 		snprintf(cell, sizeof(cell), "-");
 		/* Not disk figures: no penalty is claimed (text.c). */
-		if (c && c->cached)
-			snprintf(cell, sizeof(cell),
-				 "cached: not a disk figure");
-		else if (c && c->buffered)
-			snprintf(cell, sizeof(cell),
-				 "buffered: not a disk figure");
+		if (c && report_not_disk(c))
+			snprintf(cell, sizeof(cell), "%s: not a disk figure",
+				 report_not_disk(c));
 		else if (c)
 			snprintf(cell, sizeof(cell), "%s%+.1f %% %s",
 				 c->significant ? "" : "~", c->penalty_pct,
