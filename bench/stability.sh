@@ -8,9 +8,13 @@
 # a headline. A verdict's causes are read from its summary, in the order
 # it names them (the first is the top cause), by the component each
 # phrase names; the CPU holders' list ("the CPUs held by ...") is left
-# out, since who else ran is not a cause. Hysteresis: a cause one run
+# out, since who else ran is not a cause, and so is the second label of
+# a near tie ("X-bound and Y-bound (nearly tied)"). Hysteresis: a cause one run
 # names and another does not still agrees when that other run lists it
-# in its "near the 15 % bar" evidence (verdict.c's CAUSE_NEAR, 12 %).
+# in its "near the 15 % bar" evidence (verdict.c's CAUSE_NEAR, 12 %);
+# and a top cause one run names first agrees with another's when either
+# run says the two are "nearly tied for the top cause" (CAUSE_TIE, within
+# 10 points of each other).
 #
 #   sudo bench/stability.sh default       # `run` as make run does
 #   sudo bench/stability.sh fio           # the fio set on plain, fscrypt
@@ -91,7 +95,8 @@ stop_loops
 echo "stability: done at $(date -u '+%H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # shellcheck disable=SC2016 # jq's own $variables
-# Each verdict as one line: key <TAB> top <TAB> named,... <TAB> near,... <TAB> summary
+# Each verdict as one line: key <TAB> top <TAB> named,... <TAB> near,...
+# <TAB> tied,... <TAB> summary
 # The phrases, in the order tried at each place: the first that matches
 # a span names its component.
 causes='
@@ -112,31 +117,37 @@ def key(p):
 def keys_of(s): [s | match(cause_re; "g") | key(.captures[0].string)]
   | reduce .[] as $k ([]; if index([$k]) then . else . + [$k] end);
 .verdicts[] | select(.headline)
-| (.summary | sub("; the CPUs held by .*"; "")) as $s
+| (.summary | sub("; the CPUs held by .*"; "")
+  | sub(" and [^:]* \\(nearly tied\\)"; "")) as $s
 | ([.evidence[] | select(test("^near the [0-9]+ % bar"))] | join(" ")) as $near
+| ([.evidence[] | select(test("^nearly tied for the top cause"))] | join(" ")) as $tie
 | [([.target, .workload, (.job // ""), .op] | join("/")),
    (keys_of($s) | .[0] // "none"),
    (keys_of($s) | join(",")),
    (keys_of($near) | join(",")),
+   (keys_of($tie) | join(",")),
    .summary] | @tsv'
 for i in $(seq 1 "$runs"); do
 	jq -r "$causes" "$out/$i/results.json" | sed "s/^/$i\t/"
 done >"$out/verdicts.tsv"
 
 # Per verdict: the reference is the most common (top, named set); a run
-# agrees when its top is the reference's and every cause in either named
-# set but not both is near the bar in the run that lacks it.
+# agrees when its top is the reference's (or either of the two says the
+# other's top is nearly tied with its own) and every cause in either
+# named set but not both is near the bar in the run that lacks it.
 awk -F'\t' -v runs="$runs" '
 function has(list, k,   n, a, i) { n = split(list, a, ","); for (i = 1; i <= n; i++) if (a[i] == k) return 1; return 0 }
 { key = $2; n[key]++; run[key, n[key]] = $1; top[key, n[key]] = $3; named[key, n[key]] = $4
-  near[key, n[key]] = $5; summ[key, n[key]] = $6; sig = $3 "|" $4; cnt[key, sig]++
+  near[key, n[key]] = $5; tie[key, n[key]] = $6; summ[key, n[key]] = $7
+  sig = $3 "|" $4; cnt[key, sig]++
   if (cnt[key, sig] > best[key]) { best[key] = cnt[key, sig]; ref[key] = n[key] }
   if (!(key in seen)) { seen[key] = 1; order[++nk] = key } }
 END {
   for (o = 1; o <= nk; o++) {
     key = order[o]; r = ref[key]; ok = 0; bad = ""
     for (j = 1; j <= n[key]; j++) {
-      agree = top[key, j] == top[key, r]
+      agree = top[key, j] == top[key, r] || has(tie[key, j], top[key, r]) ||
+        has(tie[key, r], top[key, j])
       m = split(named[key, r] "," named[key, j], u, ",")
       for (i = 1; i <= m && agree; i++) {
         if (u[i] == "") continue
