@@ -313,6 +313,85 @@ static void test_rank_defaults_best(void **state)
 	assert_non_null(strstr(r.tune.advice.summary, "keep the defaults"));
 }
 
+/* target's read_s figure: pct % of its bytes read from the page cache. */
+static void cache_reads(struct results *r, const char *target, double pct)
+{
+	for (int i = 0; i < r->nr_results; i++) {
+		struct result *x = &r->results[i];
+
+		if (strcmp(x->target, target) || strcmp(x->metric.name, "read_s"))
+			continue;
+		x->read_bytes = 100e6;
+		x->dev_read_bytes = 100e6 * (1 - pct / 100);
+		x->dev_samples = x->nr_samples;
+	}
+}
+
+/*
+ * A variant whose score is not a disk figure (its reads from the page
+ * cache, its writes timed into it) is not ranked, however fast: its speed
+ * is memory's. One read 5 % from the cache still is; a baseline timed so
+ * leaves nothing to rank against.
+ */
+static void test_rank_not_disk(void **state)
+{
+	static struct results r;
+	const struct tune_variant *def, *cached, *buffered, *warm;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.tune.on = true;
+	snprintf(r.tune.workload, NAME_LEN, "dd");
+	add_dd(&r, "plain", 1.0, 1.0, 0.01, 6);
+	add_dd(&r, "fscrypt-default", 1.2, 2.0, 0.01, 6);
+	add_dd(&r, "fscrypt-cached", 1.2, 0.2, 0.01, 6);
+	add_dd(&r, "fscrypt-buffered", 0.3, 2.0, 0.01, 6);
+	add_dd(&r, "fscrypt-warm", 1.2, 1.8, 0.01, 6);
+	add_variant(&r, "fscrypt-default", true);
+	add_variant(&r, "fscrypt-cached", false);
+	add_variant(&r, "fscrypt-buffered", false);
+	add_variant(&r, "fscrypt-warm", false);
+	cache_reads(&r, "plain", 0);
+	cache_reads(&r, "fscrypt-default", 0);
+	cache_reads(&r, "fscrypt-cached", 60);
+	cache_reads(&r, "fscrypt-warm", 5);
+	r.results[6].page_cache_writes = true; /* fscrypt-buffered's write_s */
+	assert_string_equal(r.results[6].target, "fscrypt-buffered");
+	tune_rank(&r);
+	def = &r.tune.v[0];
+	cached = &r.tune.v[1];
+	buffered = &r.tune.v[2];
+	warm = &r.tune.v[3];
+	assert_false(cached->ranked);
+	assert_int_equal(cached->rank, 0);
+	assert_string_equal(cached->not_disk,
+			    "cached, not a disk figure: 60 % of the bytes "
+			    "read_s read came from the page cache");
+	assert_false(buffered->ranked);
+	assert_string_equal(buffered->not_disk,
+			    "buffered, not a disk figure: write_s timed "
+			    "writes into the page cache");
+	assert_true(warm->ranked && warm->rank == 1);
+	assert_string_equal(warm->not_disk, "");
+	assert_true(def->ranked && def->rank == 2);
+	/* The best is the warm one, not either faster figure of memory. */
+	assert_true(r.tune.advice.have);
+	assert_int_equal(r.tune.advice.variant, 3);
+	assert_false(tune_separated_from_best(&r, "fscrypt-warm", NULL, NULL));
+	/* A baseline from the page cache: nothing is ranked against it. */
+	cache_reads(&r, "plain", 50);
+	tune_rank(&r);
+	for (int i = 0; i < r.tune.nr_variants; i++) {
+		assert_false(r.tune.v[i].ranked);
+		assert_non_null(strstr(r.tune.v[i].not_disk,
+				       "the baseline plain's score is cached"));
+	}
+	assert_false(r.tune.advice.have);
+	assert_non_null(strstr(r.tune.advice.summary,
+			       "no gain can be stated: the defaults' score is "
+			       "not ranked (the baseline plain's"));
+}
+
 /* tune_advice for the variant named best in r: r->tune as planned. */
 static const char *advise_best(struct results *r, const struct tune_plan *plan,
 			       const char *best)
@@ -397,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_plan_zfs_ecryptfs),
 		cmocka_unit_test(test_rank_ties_and_gain),
 		cmocka_unit_test(test_rank_defaults_best),
+		cmocka_unit_test(test_rank_not_disk),
 		cmocka_unit_test(test_advice_luks2),
 	};
 

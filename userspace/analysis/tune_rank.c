@@ -30,31 +30,45 @@ static const struct result *nth_metric(const struct results *r,
 	return NULL;
 }
 
+/* How many of target's first metrics of workload its score sums: all of
+ * them where they share unit, direction and number of samples (dd's
+ * write_s + read_s), else the first alone. */
+static int score_width(const struct results *r, const char *target,
+		       const char *workload)
+{
+	const struct result *first = nth_metric(r, target, workload, 0);
+	const struct result *x;
+	int m;
+
+	if (!first)
+		return 0;
+	for (m = 1; (x = nth_metric(r, target, workload, m)); m++)
+		if (strcmp(x->metric.unit, first->metric.unit) ||
+		    x->metric.higher_is_better !=
+			    first->metric.higher_is_better ||
+		    x->nr_samples != first->nr_samples)
+			return 1;
+	return m;
+}
+
 int tune_score(const struct results *r, const char *target,
 	       const char *workload, double *out, char *desc, size_t len,
 	       char *unit, bool *higher)
 {
 	const struct result *first = nth_metric(r, target, workload, 0);
 	const struct result *x;
-	bool sum = true;
+	int n, width = score_width(r, target, workload);
 	size_t k = 0;
-	int n;
 
 	if (!first)
 		return 0;
 	n = first->nr_samples;
-	for (int m = 1; (x = nth_metric(r, target, workload, m)); m++)
-		sum &= !strcmp(x->metric.unit, first->metric.unit) &&
-		       x->metric.higher_is_better ==
-			       first->metric.higher_is_better &&
-		       x->nr_samples == n;
 	if (desc && len)
 		desc[0] = '\0';
 	for (int i = 0; i < n; i++)
 		out[i] = 0;
-	for (int m = 0; (x = nth_metric(r, target, workload, m)); m++) {
-		if (m && !sum)
-			break;
+	for (int m = 0; m < width && (x = nth_metric(r, target, workload, m));
+	     m++) {
 		for (int i = 0; i < n; i++)
 			out[i] += x->samples[i];
 		if (desc && k < len)
@@ -66,6 +80,61 @@ int tune_score(const struct results *r, const char *target,
 	if (higher)
 		*higher = first->metric.higher_is_better;
 	return n;
+}
+
+/*
+ * Why target's score is not a disk figure (false: it is one): a metric
+ * in it read more than CACHED_PCT_MAX % from the page cache, or timed
+ * writes into it (results.h). Such a score ranks memory, not the
+ * setting: fio's random reads on an fscrypt variant without inline
+ * encryption (O_DIRECT falls back to buffered I/O) re-read a file that
+ * is then in the page cache.
+ */
+static bool score_not_disk(const struct results *r, const char *target,
+			   char *why, size_t len)
+{
+	const char *wl = r->tune.workload;
+	int width = score_width(r, target, wl);
+	const struct result *x;
+
+	for (int m = 0; m < width && (x = nth_metric(r, target, wl, m)); m++) {
+		double pct = result_cached_pct(x);
+
+		if (pct > CACHED_PCT_MAX) {
+			snprintf(why, len,
+				 "cached, not a disk figure: %.0f %% of the "
+				 "bytes %s read came from the page cache",
+				 pct, x->metric.name);
+			return true;
+		}
+		if (x->page_cache_writes) {
+			snprintf(why, len,
+				 "buffered, not a disk figure: %s timed "
+				 "writes into the page cache",
+				 x->metric.name);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Whether v's score can be ranked against the baseline's: it ran, and
+ * both are disk figures (why: the reason when not, if not skipped). */
+static bool rankable(const struct results *r, const struct tune_variant *v,
+		     char *why, size_t len)
+{
+	char base_why[DETAIL_LEN];
+
+	why[0] = '\0';
+	if (v->skipped[0])
+		return false;
+	if (score_not_disk(r, r->targets[0].name, base_why,
+			   sizeof(base_why))) {
+		snprintf(why, len, "the baseline %s's score is %s",
+			 r->targets[0].name, base_why);
+		return false;
+	}
+	return !score_not_disk(r, v->name, why, len);
 }
 
 /* v's score against base's (Welch): false when either has < 2 values. */
@@ -88,13 +157,15 @@ static bool compare(const struct results *r, const char *base,
 static int best_variant(const struct results *r, double *pct)
 {
 	const char *base = r->targets[0].name;
+	char why[DETAIL_LEN];
 	struct comparison c;
 	int best = -1;
 
 	for (int i = 0; i < r->tune.nr_variants; i++) {
 		const struct tune_variant *v = &r->tune.v[i];
 
-		if (v->skipped[0] || !compare(r, base, v->name, &c))
+		if (!rankable(r, v, why, sizeof(why)) ||
+		    !compare(r, base, v->name, &c))
 			continue;
 		if (best < 0 || c.penalty_pct < *pct) {
 			best = i;
@@ -173,7 +244,7 @@ static void added_wait(const struct results *r, struct tune_variant *v)
 static void advise(struct results *r, int best)
 {
 	struct tune_advice *ad = &r->tune.advice;
-	const struct tune_variant *b = &r->tune.v[best];
+	const struct tune_variant *b = &r->tune.v[best < 0 ? 0 : best];
 	char ci[FMT_CI_LEN];
 	struct comparison c;
 	int ref = -1;
@@ -182,7 +253,15 @@ static void advise(struct results *r, int best)
 	for (int i = 0; i < r->tune.nr_variants; i++)
 		if (r->tune.v[i].reference && r->tune.v[i].ranked)
 			ref = i;
-	if (ref < 0) {
+	for (int i = 0; ref < 0 && i < r->tune.nr_variants; i++)
+		if (r->tune.v[i].reference && r->tune.v[i].not_disk[0]) {
+			snprintf(ad->summary, DETAIL_LEN,
+				 "no gain can be stated: the defaults' score "
+				 "is not ranked (%s)",
+				 r->tune.v[i].not_disk);
+			return;
+		}
+	if (ref < 0 || best < 0) {
 		snprintf(ad->summary, DETAIL_LEN,
 			 "the defaults did not finish: no gain can be stated");
 		return;
@@ -229,7 +308,8 @@ void tune_rank(struct results *r)
 		int n = tune_score(r, v->name, r->tune.workload, s, NULL, 0,
 				   NULL, NULL);
 
-		v->ranked = !v->skipped[0] && compare(r, base, v->name, &c);
+		v->ranked = rankable(r, v, v->not_disk, sizeof(v->not_disk)) &&
+			    compare(r, base, v->name, &c);
 		v->rank = 0;
 		v->tied_best = false;
 		if (!v->ranked)
@@ -261,6 +341,7 @@ void tune_rank(struct results *r)
 		v->tied_best = v->rank == 1;
 	}
 	best = best_variant(r, &best_pct);
-	if (best >= 0)
-		advise(r, best);
+	/* Said also when nothing could be ranked (a baseline from the page
+	 * cache): then why, from the reference's reason. */
+	advise(r, best);
 }

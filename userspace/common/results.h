@@ -613,6 +613,9 @@ struct tune_variant {
 	char axis[NAME_LEN / 2];   /* "cipher", "sector size", "flags", ... */
 	char settings[DETAIL_LEN]; /* what differs from the reference */
 	char skipped[DETAIL_LEN];  /* "" if it ran, else why not */
+	/* "" if its score is a disk figure, else why not (tune_rank.c):
+	 * then it is not ranked, its speed being the page cache's. */
+	char not_disk[DETAIL_LEN];
 	bool reference;		   /* the tool's defaults */
 	bool stopped_early;	   /* its CI separated from the best's */
 	bool cut_by_budget;	   /* its share of the budget ran out */

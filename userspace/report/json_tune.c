@@ -54,6 +54,8 @@ static struct json_object *variant_json(const struct tune_variant *v)
 	err |= jadd_str(o, "settings", v->settings);
 	err |= jadd_bool(o, "reference", v->reference);
 	err |= jadd_str(o, "skipped", v->skipped);
+	if (v->not_disk[0])
+		err |= jadd_str(o, "not_disk", v->not_disk);
 	err |= jadd_bool(o, "ranked", v->ranked);
 	err |= jadd_int(o, "rank", v->rank);
 	err |= jadd_bool(o, "tied_best", v->tied_best);
@@ -151,6 +153,8 @@ static void variant_from(int *err, struct json_object *j,
 	jget_str(err, j, "settings", v->settings, sizeof(v->settings));
 	jget_bool(err, j, "reference", &v->reference);
 	jget_str(err, j, "skipped", v->skipped, sizeof(v->skipped));
+	if (jhas(j, "not_disk"))
+		jget_str(err, j, "not_disk", v->not_disk, sizeof(v->not_disk));
 	jget_bool(err, j, "ranked", &v->ranked);
 	jget_int(err, j, "rank", &v->rank);
 	jget_bool(err, j, "tied_best", &v->tied_best);

@@ -154,9 +154,10 @@ void report_print_tune(const struct results *r, FILE *out)
 			fprintf(out, "\n  not ranked:\n");
 		any = true;
 		fprintf(out, "    %s (%s): %s\n", v->name, v->settings,
-			v->skipped[0] ? v->skipped
-				      : "fewer than 2 runs of the ranking "
-					"workload");
+			v->skipped[0]	 ? v->skipped
+			: v->not_disk[0] ? v->not_disk
+					 : "fewer than 2 runs of the ranking "
+					   "workload");
 	}
 	print_advice(tr, out);
 }
