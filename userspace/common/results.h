@@ -30,7 +30,10 @@
 #define MAX_RESULTS	   1024
 #define MAX_ATTRIB	   (MAX_TARGETS * MAX_WORKLOADS * NR_OPS)
 #define MAX_CIPHERS	   8
-#define MAX_EVIDENCE	   10
+/* A verdict's evidence lines: 10 dropped the last of fio's fscrypt
+ * verdicts (the per-item latency note, the observer effect's line, most
+ * of a write phase's write() lines) before 2026-12-06. */
+#define MAX_EVIDENCE	   16
 #define MAX_NOTES	   8
 #define MAX_PARAMS	   24
 #define MAX_USER_TARGETS   4  /* --target NAME=PATH */
