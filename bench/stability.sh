@@ -101,7 +101,7 @@ echo "stability: done at $(date -u '+%H:%M UTC'), load $(cut -d' ' -f1-3 /proc/l
 # a span names its component.
 causes='
 def cause_re:
-  "(?<c>(?:de|en)cryption in the (?:reader|caller)'"'"'s own context|cached, not a disk figure|writeback|waiting for dm-crypt'"'"'s work items|decryption|encryption|device-mapper|block.queue|the device|device-bound|file ?system|CPU contention|reaping)";
+  "(?<c>(?:de|en)cryption in the (?:reader|caller)'"'"'s own context|cached, not a disk figure|writeback|waiting for dm-crypt'"'"'s work items|decryption|encryption|device-mapper|block.queue|the device|device-bound|file ?system|idle CPUs? (?:to )?wak|CPU contention|reaping)";
 def key(p):
   if p | test("own context") then "own-context-crypto"
   elif p | test("cached") then "page-cache"
@@ -112,6 +112,7 @@ def key(p):
   elif p | test("block") then "blk-queue"
   elif p | test("device") then "device"
   elif p | test("file") then "fs"
+  elif p | test("idle") then "idle-wake"
   elif p | test("CPU") then "cpu"
   else "reap" end;
 def keys_of(s): [s | match(cause_re; "g") | key(.captures[0].string)]

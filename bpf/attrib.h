@@ -251,6 +251,11 @@ struct wait_stat {
 	 * those whose stack could not be taken, and the shorter ones. A
 	 * view of the same blocked time ns[] splits by waker. */
 	unsigned long long why_ns, why_nostack_ns, why_short_ns;
+	/* Part of ns[LAYER_CPU_WAIT] that ended with the CPU leaving its
+	 * idle task: the caller was woken onto an idle CPU and waited for
+	 * it to wake (the wakeup's IPI, an idle state's exit; under a VM
+	 * the host running the vCPU), behind no task. */
+	unsigned long long cpu_wait_idle_ns;
 };
 
 /* worker_funcs values: enum worker_kind in the low byte, a flavour above
@@ -271,6 +276,9 @@ struct worker_stat {
 	/* Bytes of the items whose size is known, and their CPU time. */
 	unsigned long long bytes;
 	unsigned long long bytes_oncpu_ns;
+	/* Part of runq_ns spent waiting for an idle CPU to wake (as
+	 * wait_stat's cpu_wait_idle_ns), not behind a task. */
+	unsigned long long runq_idle_ns;
 };
 
 /* A task's CPU samples while callers of op were runnable (they waited

@@ -399,7 +399,7 @@ static __always_inline void wait_execute_start(struct work_struct *work,
 			return;
 	}
 	if (wk->pending)
-		worker_runq(ws, wk->pending);
+		worker_runq(ws, wk->pending, wk->pending_idle);
 	wk->pending = 0;
 	wk->kind = kind + 1;
 	wk->exec = now;

@@ -305,12 +305,16 @@ static __always_inline void worker_oncpu(struct worker_stat *ws, __u64 ns)
 		__sync_fetch_and_add(&ws->oncpu_ns, ns);
 }
 
-static __always_inline void worker_runq(struct worker_stat *ws, __u64 ns)
+/* A run-queue wait of ns; idle: it ended on a CPU leaving idle. */
+static __always_inline void worker_runq(struct worker_stat *ws, __u64 ns,
+					bool idle)
 {
 	if (!ws)
 		return;
 	__sync_fetch_and_add(&ws->runq_ns, ns);
 	__sync_fetch_and_add(&ws->runq_waits, 1);
+	if (idle)
+		__sync_fetch_and_add(&ws->runq_idle_ns, ns);
 }
 
 /* A writeback worker's time on a CPU or runnable while it wrote the

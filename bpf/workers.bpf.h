@@ -61,6 +61,8 @@ struct served_worker {
 	 * until it next sleeps, as it wakes the commit's waiters after
 	 * trace_jbd2_end_commit (fs/jbd2/commit.c). */
 	__u32 wb_until_sleep;
+	/* pending ended on a CPU leaving idle (worker_runq's idle). */
+	__u32 pending_idle;
 };
 
 enum wb_worker { WB_FLUSHER = 1, WB_JOURNAL };

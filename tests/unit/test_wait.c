@@ -223,7 +223,7 @@ static void test_added_time(void **state)
 	assert_float_equal(added[LAYER_DEVICE], -0.3 * MS, 1);
 	assert_float_equal(added[LAYER_CPU_WAIT], 3.5 * MS, 1);
 	assert_float_equal(added[LAYER_FS], 0.3 * MS, 1);
-	assert_int_equal(wait_dominant(added, 0, group), 0 /* crypto */);
+	assert_int_equal(wait_dominant(added, 0, 0, group), 0 /* crypto */);
 	/* Without a baseline it is the target's own time. */
 	assert_float_equal(wait_added(&t, NULL, added), 12.0 * MS, 1);
 	assert_float_equal(added[LAYER_CRYPT], 7.5 * MS, 1);
@@ -710,6 +710,68 @@ static void test_contention_through_workers(void **state)
 	assert_null(strstr(v.summary, "CPU contention"));
 }
 
+/*
+ * Waiting for an idle CPU to wake is no contention: no task held it (fio
+ * at QD1 spends 84-94 % of its runnable time in reads so,
+ * bench/idle-wake.sh). The same waits behind a task still are.
+ */
+static void test_idle_wake_is_not_contention(void **state)
+{
+	uint64_t comps[NR_LAYERS] = {[LAYER_FS] = 20 * MS,
+				     [LAYER_DEVICE] = 75 * MS,
+				     [LAYER_CPU_WAIT] = 5 * MS};
+	struct wait_counts ws;
+	struct attribution a;
+	struct verdict v;
+
+	(void)state;
+	blank_reads(&a, "plain");
+	snap_reads(&ws, 100, comps, 0, 0, 0, 0, 0);
+	/* 4 of the caller's 5 ms runnable was for an idle CPU to wake, and
+	 * half of each request's time its worker waited so. */
+	ws.ops[EB_OP_READ].cpu_wait_idle_ns = 4 * MS;
+	ws.ops[EB_OP_READ].behind_samples[NR_WORKER_KINDS] = 10;
+	ws.workers[WORKER_DEVICE].runq_ns = 200 * 200 * US;
+	ws.workers[WORKER_DEVICE].runq_idle_ns = 200 * 200 * US;
+	wait_result_from(&ws, EB_OP_READ, &a.wait);
+	/* The idle part is no task's: the samples split the rest. */
+	assert_true(a.wait.cpu_wait_idle_ns == 4 * MS);
+	assert_true(a.wait.cpu_wait_behind_ns[NR_WORKER_KINDS] == 1 * MS);
+	assert_true(a.wait.workers[WORKER_DEVICE].runq_idle_ns ==
+		    200 * 200 * US);
+	a.layers[LAYER_DEVICE].count = 200;
+	a.layers[LAYER_DEVICE].mean_ns = 400 * US;
+	verdict_wait(&a, NULL, NULL, true, &v);
+	if (!strstr(v.summary, "reads are device-bound: 75 %") ||
+	    strstr(v.summary, "CPU contention") ||
+	    strstr(v.summary, "inflated"))
+		fail_msg("%s", v.summary);
+	assert_true(has_evidence(&v, "other tasks 10.0 us); crypto workers "
+				     "waited 0 ns per item (0 items), the loop "
+				     "worker 0 ns per request"));
+	assert_true(has_evidence(&v, "waiting for an idle CPU to wake, behind "
+				     "no task: the caller 40.0 us per read, "
+				     "the loop worker 200 us per request"));
+	/* The same waits behind tasks: contention, as before (42 %). */
+	ws.ops[EB_OP_READ].cpu_wait_idle_ns = 0;
+	ws.workers[WORKER_DEVICE].runq_idle_ns = 0;
+	wait_result_from(&ws, EB_OP_READ, &a.wait);
+	verdict_wait(&a, NULL, NULL, true, &v);
+	if (!strstr(v.summary, "; CPU contention holds 42 % of it"))
+		fail_msg("%s", v.summary);
+	/* An op that waits mostly for idle CPUs to wake says so. */
+	comps[LAYER_CPU_WAIT] = 80 * MS;
+	snap_reads(&ws, 100, comps, 0, 0, 0, 0, 0);
+	ws.ops[EB_OP_READ].cpu_wait_idle_ns = 80 * MS;
+	wait_result_from(&ws, EB_OP_READ, &a.wait);
+	verdict_wait(&a, NULL, NULL, true, &v);
+	if (!strstr(v.summary, "reads are bound by idle CPUs waking and "
+			       "device-bound (nearly tied): 46 % of read "
+			       "time") ||
+	    strstr(v.summary, "CPU contention"))
+		fail_msg("%s", v.summary);
+}
+
 /* One op's attribution of n calls: comps[] by layer, dev_bytes moved. */
 static void op_attribution(struct attribution *a, const char *target, int op,
 			   const uint64_t comps[NR_LAYERS], uint64_t n,
@@ -861,6 +923,7 @@ int main(void)
 		cmocka_unit_test(test_every_cause_over_the_bar),
 		cmocka_unit_test(test_near_tie_for_the_top),
 		cmocka_unit_test(test_contention_through_workers),
+		cmocka_unit_test(test_idle_wake_is_not_contention),
 		cmocka_unit_test(test_write_phase_headline),
 		cmocka_unit_test(test_times_are_the_untraced),
 		cmocka_unit_test(test_calls_by_workload),

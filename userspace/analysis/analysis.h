@@ -161,20 +161,29 @@ double wait_added(const struct wait_result *t, const struct wait_result *base,
 /* The same for the part of cpu-wait spent behind workers of `kind`. */
 double wait_added_behind(const struct wait_result *t,
 			 const struct wait_result *base, int kind);
+/* The same for the part of cpu-wait spent waiting for an idle CPU to
+ * wake (results.h: cpu_wait_idle_ns). */
+double wait_added_idle(const struct wait_result *t,
+		       const struct wait_result *base);
+/* Workers of `kind`'s run-queue wait behind other tasks: runq_ns less
+ * the part waiting for an idle CPU to wake. */
+uint64_t wait_runq_busy(const struct wait_result *w, int kind);
 
 /* verdict.c. Components grouped as a verdict names them: crypto (crypt +
- * crypt-queue), device, blk-queue, dm, fs, cpu-wait. Index of the largest
+ * crypt-queue), device, blk-queue, dm, fs, cpu-wait behind tasks (CPU
+ * contention), cpu-wait for an idle CPU to wake. Index of the largest
  * group of ns[] (by enum layer), its sums in group[]; -1 if all are 0. */
-#define NR_WAIT_GROUPS 6
+#define NR_WAIT_GROUPS 7
 /* cpu-wait behind crypto workers (cpu_crypt, a part of ns[cpu-wait]) is
- * waiting for encryption work: it counts in the crypto group. */
+ * waiting for encryption work: it counts in the crypto group; cpu_idle,
+ * another part, is its own group. */
 /* Append one evidence line to v (dropped past MAX_EVIDENCE): the one
  * writer of evidence for both verdicts. */
 void verdict_add_evidence(struct verdict *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 int wait_dominant(const double ns[NR_LAYERS], double cpu_crypt,
-		  double group[NR_WAIT_GROUPS]);
+		  double cpu_idle, double group[NR_WAIT_GROUPS]);
 /* What a verdict's figures are per: one op's call ("read", "reads",
  * "read time"), or a MiB of a whole phase. per_call: an op's own, where
  * why the caller blocked can be told (verdict_why.c). */

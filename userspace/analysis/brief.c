@@ -28,12 +28,14 @@
 #define MINOR_SHARE 0.05
 
 /* In wait_dominant()'s order (verdict.c): crypto (crypt, crypt-queue and
- * cpu-wait behind crypto workers), device, blk-queue, dm, fs, cpu-wait. */
+ * cpu-wait behind crypto workers), device, blk-queue, dm, fs, cpu-wait
+ * behind tasks, cpu-wait for an idle CPU to wake. */
 static const char *cause_name(int g, int op, const struct target_info *t)
 {
 	static const char *const name[NR_WAIT_GROUPS] = {
 		"encryption",	 "device",	"block queue",
 		"device-mapper", "file system", "CPU contention",
+		"idle CPUs waking",
 	};
 
 	if (g == 0 && t && strstr(t->kind, "cipher_null"))
@@ -113,7 +115,8 @@ void verdict_brief(const struct attribution *a, const struct attribution *b,
 		return;
 	total = wait_added(w, b ? &b->wait : NULL, added);
 	cpu_crypt = wait_added_behind(w, b ? &b->wait : NULL, WORKER_CRYPT);
-	dom = wait_dominant(added, cpu_crypt, group);
+	dom = wait_dominant(added, cpu_crypt,
+			    wait_added_idle(w, b ? &b->wait : NULL), group);
 	if (dom < 0 || total <= 0)
 		return;
 	out->phase_ns = total * (double)w->syscalls;

@@ -11,20 +11,26 @@
 
 #include "analysis.h"
 
-/* cpu-wait split in the proportion of the samples of what ran instead;
- * with no sample, all of it behind "other". Rounding goes to "other", so
- * the parts add up to ns[cpu-wait]. */
+/* cpu-wait that ended on a CPU leaving idle is no task's (idle CPUs are
+ * never sampled as holders); the rest is split in the proportion of the
+ * samples of what ran instead; with no sample, all of it behind
+ * "other". Rounding goes to "other", so the parts and the idle wait add
+ * up to ns[cpu-wait]. */
 static void split_cpu_wait(const struct wait_stat *w, struct wait_result *out)
 {
-	uint64_t n = 0, rest = out->ns[LAYER_CPU_WAIT];
+	uint64_t n = 0, rest;
+
+	out->cpu_wait_idle_ns = w->cpu_wait_idle_ns < out->ns[LAYER_CPU_WAIT]
+					? w->cpu_wait_idle_ns
+					: out->ns[LAYER_CPU_WAIT];
+	rest = out->ns[LAYER_CPU_WAIT] - out->cpu_wait_idle_ns;
 
 	for (int k = 0; k <= NR_WORKER_KINDS; k++) {
 		out->behind_samples[k] = w->behind_samples[k];
 		n += w->behind_samples[k];
 	}
 	for (int k = 0; n && k < NR_WORKER_KINDS; k++) {
-		out->cpu_wait_behind_ns[k] =
-			(uint64_t)((double)out->ns[LAYER_CPU_WAIT] *
+		out->cpu_wait_behind_ns[k] = (uint64_t)((double)(out->ns[LAYER_CPU_WAIT] - out->cpu_wait_idle_ns) *
 				   (double)w->behind_samples[k] / (double)n);
 		if (out->cpu_wait_behind_ns[k] > rest)
 			out->cpu_wait_behind_ns[k] = rest;
@@ -296,6 +302,10 @@ void wait_result_from(const struct wait_counts *ws, int op,
 		out->workers[k].oncpu_ns = ws->workers[k].oncpu_ns;
 		out->workers[k].bytes = ws->workers[k].bytes;
 		out->workers[k].bytes_oncpu_ns = ws->workers[k].bytes_oncpu_ns;
+		out->workers[k].runq_idle_ns =
+			ws->workers[k].runq_idle_ns < ws->workers[k].runq_ns
+				? ws->workers[k].runq_idle_ns
+				: ws->workers[k].runq_ns;
 	}
 	out->nr_cpus = ws->nr_cpus;
 }
@@ -330,6 +340,20 @@ double wait_added_behind(const struct wait_result *t,
 			 const struct wait_result *base, int kind)
 {
 	return behind_per_call(t, kind) - behind_per_call(base, kind);
+}
+
+double wait_added_idle(const struct wait_result *t,
+		       const struct wait_result *base)
+{
+	return (t ? wait_per_call(t, t->cpu_wait_idle_ns) : 0.0) -
+	       (base ? wait_per_call(base, base->cpu_wait_idle_ns) : 0.0);
+}
+
+uint64_t wait_runq_busy(const struct wait_result *w, int kind)
+{
+	uint64_t q = w->workers[kind].runq_ns, idle = w->workers[kind].runq_idle_ns;
+
+	return q > idle ? q - idle : 0;
 }
 
 double wait_added(const struct wait_result *t, const struct wait_result *base,

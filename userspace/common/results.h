@@ -330,6 +330,11 @@ struct wait_result {
 	 * taskq threads), any other task last. */
 	uint64_t behind_samples[NR_WORKER_KINDS + 1];
 	uint64_t cpu_wait_behind_ns[NR_WORKER_KINDS + 1];
+	/* The rest of the caller's own ns[cpu-wait]: woken onto an idle
+	 * CPU, it waited for that CPU to wake (the wakeup's IPI, an idle
+	 * state's exit, under a VM the host running the vCPU), behind no
+	 * task: no contention. */
+	uint64_t cpu_wait_idle_ns;
 	/* Bytes the target's devices completed for this op. */
 	uint64_t dev_bytes;
 	/* The tasks that held the CPUs while the caller was runnable: the
@@ -406,6 +411,8 @@ struct wait_result {
 	struct {
 		uint64_t items, runq_ns, runq_waits, oncpu_ns;
 		uint64_t bytes, bytes_oncpu_ns;
+		/* Part of runq_ns waiting for an idle CPU to wake. */
+		uint64_t runq_idle_ns;
 	} workers[NR_WORKER_KINDS];
 	int nr_cpus;
 };

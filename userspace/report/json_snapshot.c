@@ -191,7 +191,9 @@ static struct json_object *wait_json(const struct snap_wait *w)
 		struct json_object *e = json_object_new_object();
 
 		err |= !e ||
-		       add_u64_fields(e, worker_stat_fields, &w->workers[k]);
+		       add_u64_fields(e, worker_stat_fields, &w->workers[k]) ||
+		       add_u64_fields(e, worker_stat_new_fields,
+				      &w->workers[k]);
 		err |= jadd(a, snap_worker_names[k], e);
 	}
 	err |= jadd(o, "workers", a);

@@ -320,6 +320,12 @@ static void wait_from(int *err, struct json_object *root, struct snapshot *s)
 
 		jctx_push(snap_worker_names[k], -1);
 		get_u64_fields(err, e, worker_stat_fields, &w->workers[k]);
+		for (const struct u64_field *f = worker_stat_new_fields;
+		     f->name; f++)
+			if (jhas(e, f->name))
+				get_ull(err, e, f->name,
+					(unsigned long long *)((char *)&w->workers[k] +
+							       f->offset));
 		jctx_pop();
 	}
 	jctx_pop();

@@ -41,6 +41,7 @@ static struct json_object *workers_json(const struct wait_result *w)
 		err |= jadd_u64(e, "bytes", w->workers[k].bytes);
 		err |= jadd_u64(e, "bytes_oncpu_ns",
 				w->workers[k].bytes_oncpu_ns);
+		err |= jadd_u64(e, "runq_idle_ns", w->workers[k].runq_idle_ns);
 		err |= jadd(o, worker_names[k], e);
 	}
 	return jbuilt(o, err);
@@ -170,6 +171,7 @@ struct json_object *report_wait_json(const struct wait_result *w)
 	err |= jadd_u64(o, "dev_bytes", w->dev_bytes);
 	err |= jadd_int(o, "nr_cpus", w->nr_cpus);
 	err |= jadd(o, "cpu_wait_behind", behind_json(w));
+	err |= jadd_u64(o, "cpu_wait_idle_ns", w->cpu_wait_idle_ns);
 	err |= jadd(o, "cpu_holders", holders_json(w));
 	err |= jadd(o, "workers", workers_json(w));
 	err |= jadd(o, "zfs_taskq_wakers", zfs_json(w));
@@ -248,6 +250,10 @@ void report_wait_from(int *err, struct json_object *parent,
 		jget_u64(err, e, "ns", &w->cpu_wait_behind_ns[k]);
 		jget_u64(err, e, "samples", &w->behind_samples[k]);
 	}
+	/* Absent from results.json before it was told apart (2026-12-06):
+	 * 0, all of cpu-wait behind tasks as it was read then. */
+	if (jhas(o, "cpu_wait_idle_ns"))
+		jget_u64(err, o, "cpu_wait_idle_ns", &w->cpu_wait_idle_ns);
 	/* Absent from results.json before they were recorded. */
 	if (jhas(o, "cpu_holders"))
 		holders_read(err, o, w);
@@ -311,5 +317,8 @@ void report_wait_from(int *err, struct json_object *parent,
 		jget_u64(err, e, "bytes", &w->workers[k].bytes);
 		jget_u64(err, e, "bytes_oncpu_ns",
 			 &w->workers[k].bytes_oncpu_ns);
+		if (jhas(e, "runq_idle_ns"))
+			jget_u64(err, e, "runq_idle_ns",
+				 &w->workers[k].runq_idle_ns);
 	}
 }

@@ -68,8 +68,8 @@ static const struct u64_field wait_stat_fields[] = {
 	{NULL, 0},
 };
 
-/* Newer than version 1's first files (why the caller blocked): absent
- * from those, read as 0. */
+/* Newer than version 1's first files (why the caller blocked, then the
+ * wait for an idle CPU to wake): absent from those, read as 0. */
 static const struct u64_field wait_stat_why_fields[] = {
 	U64_FIELD(struct wait_stat, wb_blocked_ns),
 	U64_FIELD(struct wait_stat, wb_waker_ns),
@@ -79,6 +79,7 @@ static const struct u64_field wait_stat_why_fields[] = {
 	U64_FIELD(struct wait_stat, why_ns),
 	U64_FIELD(struct wait_stat, why_nostack_ns),
 	U64_FIELD(struct wait_stat, why_short_ns),
+	U64_FIELD(struct wait_stat, cpu_wait_idle_ns),
 	{NULL, 0},
 };
 
@@ -108,6 +109,13 @@ static const struct u64_field worker_stat_fields[] = {
 	U64_FIELD(struct worker_stat, oncpu_ns),
 	U64_FIELD(struct worker_stat, bytes),
 	U64_FIELD(struct worker_stat, bytes_oncpu_ns),
+	{NULL, 0},
+};
+
+/* Newer than the first files (2026-12-06: the wait for an idle CPU to
+ * wake told apart): absent from those, read as 0. */
+static const struct u64_field worker_stat_new_fields[] = {
+	U64_FIELD(struct worker_stat, runq_idle_ns),
 	{NULL, 0},
 };
 

@@ -12,19 +12,22 @@
 #include "report_priv.h"
 #include "report.h"
 
+/* idle: the part of waited spent for an idle CPU to wake. */
 static void print_worker(const char *what, const char *per_what,
-			 uint64_t waited, uint64_t per, uint64_t items,
-			 FILE *out)
+			 uint64_t waited, uint64_t idle, uint64_t per,
+			 uint64_t items, FILE *out)
 {
-	char b[32];
+	char b[32], i[32];
 
 	if (!items)
 		return;
 	fprintf(out,
 		"  %s (whole phase): %" PRIu64
-		" items, waited %s per %s for a CPU\n",
+		" items, waited %s per %s for a CPU (%s of it for an idle "
+		"CPU to wake)\n",
 		what, items,
-		fmt_ns(b, sizeof(b), per ? (double)waited / per : 0), per_what);
+		fmt_ns(b, sizeof(b), per ? (double)waited / per : 0), per_what,
+		fmt_ns(i, sizeof(i), per ? (double)idle / per : 0));
 }
 
 /* Whom the caller waited behind, by worker kind, then other tasks. */
@@ -50,7 +53,10 @@ static void print_behind(const struct wait_result *w, FILE *out)
 			100.0 * (double)w->cpu_wait_behind_ns[k] /
 				(double)w->ns[LAYER_CPU_WAIT]);
 	}
-	fprintf(out, " (%" PRIu64 " samples)\n", samples);
+	fprintf(out, " (%" PRIu64 " samples); an idle CPU waking %.0f %%\n",
+		samples,
+		100.0 * (double)w->cpu_wait_idle_ns /
+			(double)w->ns[LAYER_CPU_WAIT]);
 }
 
 /* The target's writeback workers: CPU time beside the caller's, never
@@ -124,20 +130,24 @@ void report_print_wait(const struct attribution *a, FILE *out)
 		fprintf(out, "  waker not followed: %s per call (in fs)\n",
 			fmt_ns(b, sizeof(b), (double)w->unresolved_ns / calls));
 	print_worker("crypto workers", "item", w->workers[WORKER_CRYPT].runq_ns,
+		     w->workers[WORKER_CRYPT].runq_idle_ns,
 		     w->workers[WORKER_CRYPT].items,
 		     w->workers[WORKER_CRYPT].items, out);
 	/* A kthread draining a tree: per wakeup, not per clone. */
 	print_worker("dm-crypt write thread", "wakeup",
 		     w->workers[WORKER_DMCRYPT_WRITE].runq_ns,
+		     w->workers[WORKER_DMCRYPT_WRITE].runq_idle_ns,
 		     w->workers[WORKER_DMCRYPT_WRITE].runq_waits,
 		     w->workers[WORKER_DMCRYPT_WRITE].items, out);
 	print_worker("ZFS taskq threads", "wakeup",
 		     w->workers[WORKER_ZFS_TASKQ].runq_ns,
+		     w->workers[WORKER_ZFS_TASKQ].runq_idle_ns,
 		     w->workers[WORKER_ZFS_TASKQ].runq_waits,
 		     w->workers[WORKER_ZFS_TASKQ].items, out);
 	/* Per request it served: the flushes are requests too. */
 	print_worker("loop worker", "request",
 		     w->workers[WORKER_DEVICE].runq_ns,
+		     w->workers[WORKER_DEVICE].runq_idle_ns,
 		     a->layers[LAYER_DEVICE].count + w->flush_reqs,
 		     w->workers[WORKER_DEVICE].items, out);
 	if (w->flush_reqs)
