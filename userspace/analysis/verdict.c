@@ -34,8 +34,7 @@ static const char *const group_what[NR_GROUPS] = {
 	[G_DM] = "waiting in device-mapper",
 	[G_FS] = "time in the file system (page cache, journal, locks)",
 	[G_CPU] = "CPU contention (runnable, waiting for a CPU)",
-	[G_WAKE] = "waiting for an idle CPU to wake (runnable, behind no "
-		   "task)",
+	[G_WAKE] = "waiting for an idle CPU to wake (behind no task)",
 };
 
 /* Reads wait for decryption, writes for encryption; a cipher_null
