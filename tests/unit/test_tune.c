@@ -319,7 +319,8 @@ static void cache_reads(struct results *r, const char *target, double pct)
 	for (int i = 0; i < r->nr_results; i++) {
 		struct result *x = &r->results[i];
 
-		if (strcmp(x->target, target) || strcmp(x->metric.name, "read_s"))
+		if (strcmp(x->target, target) ||
+		    strcmp(x->metric.name, "read_s"))
 			continue;
 		x->read_bytes = 100e6;
 		x->dev_read_bytes = 100e6 * (1 - pct / 100);

@@ -182,8 +182,8 @@ uint64_t wait_runq_busy(const struct wait_result *w, int kind);
 void verdict_add_evidence(struct verdict *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-int wait_dominant(const double ns[NR_LAYERS], double cpu_crypt,
-		  double cpu_idle, double group[NR_WAIT_GROUPS]);
+int wait_dominant(const double ns[NR_LAYERS], double cpu_crypt, double cpu_idle,
+		  double group[NR_WAIT_GROUPS]);
 /* What a verdict's figures are per: one op's call ("read", "reads",
  * "read time"), or a MiB of a whole phase. per_call: an op's own, where
  * why the caller blocked can be told (verdict_why.c). */

@@ -33,8 +33,8 @@
 static const char *cause_name(int g, int op, const struct target_info *t)
 {
 	static const char *const name[NR_WAIT_GROUPS] = {
-		"encryption",	 "device",	"block queue",
-		"device-mapper", "file system", "CPU contention",
+		"encryption",	    "device",	   "block queue",
+		"device-mapper",    "file system", "CPU contention",
 		"idle CPUs waking",
 	};
 

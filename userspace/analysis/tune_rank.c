@@ -128,8 +128,7 @@ static bool rankable(const struct results *r, const struct tune_variant *v,
 	why[0] = '\0';
 	if (v->skipped[0])
 		return false;
-	if (score_not_disk(r, r->targets[0].name, base_why,
-			   sizeof(base_why))) {
+	if (score_not_disk(r, r->targets[0].name, base_why, sizeof(base_why))) {
 		snprintf(why, len, "the baseline %s's score is %s",
 			 r->targets[0].name, base_why);
 		return false;
@@ -244,7 +243,7 @@ static void added_wait(const struct results *r, struct tune_variant *v)
 static void advise(struct results *r, int best)
 {
 	struct tune_advice *ad = &r->tune.advice;
-	const struct tune_variant *b = &r->tune.v[best < 0 ? 0 : best];
+	const struct tune_variant *b;
 	char ci[FMT_CI_LEN];
 	struct comparison c;
 	int ref = -1;
@@ -271,6 +270,7 @@ static void advise(struct results *r, int best)
 			 "keep the defaults: no variant tried was faster");
 		return;
 	}
+	b = &r->tune.v[best];
 	if (!compare(r, r->tune.v[ref].name, b->name, &c))
 		return;
 	ad->variant = best;

@@ -112,8 +112,8 @@ static void fmt_rate(char *buf, size_t len, double bytes_per_s)
 		snprintf(buf, len, "%.1f MB/s", bytes_per_s / 1e6);
 }
 
-int wait_dominant(const double ns[NR_LAYERS], double cpu_crypt,
-		  double cpu_idle, double group[NR_WAIT_GROUPS])
+int wait_dominant(const double ns[NR_LAYERS], double cpu_crypt, double cpu_idle,
+		  double group[NR_WAIT_GROUPS])
 {
 	int dom = -1;
 

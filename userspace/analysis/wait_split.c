@@ -18,19 +18,20 @@
  * up to ns[cpu-wait]. */
 static void split_cpu_wait(const struct wait_stat *w, struct wait_result *out)
 {
-	uint64_t n = 0, rest;
+	uint64_t n = 0, behind, rest;
 
 	out->cpu_wait_idle_ns = w->cpu_wait_idle_ns < out->ns[LAYER_CPU_WAIT]
 					? w->cpu_wait_idle_ns
 					: out->ns[LAYER_CPU_WAIT];
-	rest = out->ns[LAYER_CPU_WAIT] - out->cpu_wait_idle_ns;
+	behind = rest = out->ns[LAYER_CPU_WAIT] - out->cpu_wait_idle_ns;
 
 	for (int k = 0; k <= NR_WORKER_KINDS; k++) {
 		out->behind_samples[k] = w->behind_samples[k];
 		n += w->behind_samples[k];
 	}
 	for (int k = 0; n && k < NR_WORKER_KINDS; k++) {
-		out->cpu_wait_behind_ns[k] = (uint64_t)((double)(out->ns[LAYER_CPU_WAIT] - out->cpu_wait_idle_ns) *
+		out->cpu_wait_behind_ns[k] =
+			(uint64_t)((double)behind *
 				   (double)w->behind_samples[k] / (double)n);
 		if (out->cpu_wait_behind_ns[k] > rest)
 			out->cpu_wait_behind_ns[k] = rest;
@@ -351,7 +352,8 @@ double wait_added_idle(const struct wait_result *t,
 
 uint64_t wait_runq_busy(const struct wait_result *w, int kind)
 {
-	uint64_t q = w->workers[kind].runq_ns, idle = w->workers[kind].runq_idle_ns;
+	uint64_t q = w->workers[kind].runq_ns,
+		 idle = w->workers[kind].runq_idle_ns;
 
 	return q > idle ? q - idle : 0;
 }

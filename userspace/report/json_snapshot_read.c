@@ -324,8 +324,9 @@ static void wait_from(int *err, struct json_object *root, struct snapshot *s)
 		     f->name; f++)
 			if (jhas(e, f->name))
 				get_ull(err, e, f->name,
-					(unsigned long long *)((char *)&w->workers[k] +
-							       f->offset));
+					(unsigned long long
+						 *)((char *)&w->workers[k] +
+						    f->offset));
 		jctx_pop();
 	}
 	jctx_pop();
