@@ -331,6 +331,7 @@ static __always_inline void aio_iou_complete(__u64 ctx, __u64 req, int op,
 	 * later (it completes in its submitter's context). */
 	if (sub && sub->req == req)
 		sub->req = 0;
+	aio_punt_done(req);
 	if (!s || !ts)
 		return;
 	kind = (op & AIO_CQ_OP) | AIO_CQ_UNLINKED;
