@@ -68,7 +68,9 @@ trap 'rm -rf "$tmp"' EXIT
 run_guest() {
     local k=$1 start=$SECONDS st=0
     # --zfs: OpenZFS where the kernel allows it (built once per kernel and
-    # ZFS version, cached: the first run pays some 10-20 min for it).
+    # ZFS version, cached: the first run pays some 10-20 min for it; make
+    # check starts it before the host tests, scripts/vm/prepare-bg, and
+    # this waits for that one's lock).
     scripts/vm/run --kernel "$k" --zfs --timeout "${ENCBENCH_VM_TIMEOUT:-2400}" \
         -- bash -c "$guest_script" guest "${bins[@]}" >"$tmp/$k.out" 2>&1 || st=$?
     echo "$st $((SECONDS - start))" >"$tmp/$k.status"
