@@ -79,6 +79,14 @@ static json_object *run_engine(const char *engine, int attempt)
 		_exit(127);
 	}
 	waitpid(pid, &status, 0);
+	/* How it ended, for the failure's message: a 6.12 guest's io_uring
+	 * runs failed twice with nothing on stderr (2026-12-06). */
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "# run %s: killed by signal %d\n", engine,
+			WTERMSIG(status));
+	else if (WEXITSTATUS(status))
+		fprintf(stderr, "# run %s: exit status %d\n", engine,
+			WEXITSTATUS(status));
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		return NULL;
 	snprintf(path, sizeof(path), "%s/results.json", out);
