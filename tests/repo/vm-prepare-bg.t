@@ -3,8 +3,9 @@
 # runs before the host tests, in a copy of the tree whose scripts/vm/run is
 # a stand-in that records how it was called and takes two seconds. Checked:
 # one --prepare --zfs run per kernel of ENCBENCH_VM_KERNELS, at SCHED_IDLE,
-# without make's jobserver in its environment, while prepare-bg itself
-# returns at once; none with ENCBENCH_SKIP_VM=1.
+# without make's jobserver in its environment, its pid where vm-tests.t
+# looks for it, while prepare-bg itself returns at once; none with
+# ENCBENCH_SKIP_VM=1.
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
@@ -16,6 +17,7 @@ cat >"$tree/scripts/vm/run" <<'EOF'
 k=$2
 {
 	echo "args $*"
+	echo "pid $$"
 	echo "policy $(chrt -p $$ | sed -n 's/.*scheduling policy: //p')"
 	echo "makeflags ${MAKEFLAGS-unset}"
 } >"$FAKE_VM_DIR/$k.calls"
@@ -40,6 +42,8 @@ for k in 6.1 6.12; do
 		'grep -qx "args --kernel $k --zfs --prepare" "$FAKE_VM_DIR/$k.calls"'
 	tap_ok "$k: at SCHED_IDLE" 'grep -qx "policy SCHED_IDLE" "$FAKE_VM_DIR/$k.calls"'
 	tap_ok "$k: no jobserver in its MAKEFLAGS" 'grep -qx "makeflags unset" "$FAKE_VM_DIR/$k.calls"'
+	tap_ok "$k: its pid in build/vm-prepare-$k.pid, for vm-tests.t" \
+		'grep -qx "pid $(cat "$tree/build/vm-prepare-$k.pid")" "$FAKE_VM_DIR/$k.calls"'
 done
 # Wait for the stand-ins to end before the folder goes.
 for _ in 1 2 3 4 5 6 7 8; do

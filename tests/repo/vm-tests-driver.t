@@ -68,7 +68,34 @@ tap_ok "one after the other: TAP lines in kernel order, the failure's why" lines
 tap_ok "one after the other: 6.12's guest started after 6.1's ended" \
 	'(($(t 6.12.start) >= $(t 6.1.end)))'
 
+# scripts/vm/prepare-bg still at work: a stand-in preparation (its command
+# line scripts/vm/run ... --prepare) and its child at SCHED_IDLE, its pid
+# in build/vm-prepare-6.1.pid; another SCHED_IDLE process, not one, in
+# vm-prepare-6.12.pid. The driver must move the first two back to
+# SCHED_OTHER before the guests start, and leave the third alone.
+mkdir -p "$tmp/prep/scripts/vm" "$tree/build"
+printf 'sleep 30 &\nwait\n' >"$tmp/prep/scripts/vm/run"
+(cd "$tmp/prep" && exec chrt --idle 0 bash scripts/vm/run --kernel 6.1 --zfs --prepare) &
+prep=$!
+chrt --idle 0 sleep 30 &
+other=$!
+echo "$prep" >"$tree/build/vm-prepare-6.1.pid"
+echo "$other" >"$tree/build/vm-prepare-6.12.pid"
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	child=$(pgrep -P "$prep")
+	[[ -n $child ]] && break
+	sleep 0.2
+done
+policy() { chrt -p "$1" | sed -n 's/.*scheduling policy: //p'; }
 drive ""
+tap_ok "the preparation left SCHED_IDLE, child too ($(policy "$prep"), $(policy "$child"))" \
+	'[[ $(policy "$prep") == SCHED_OTHER && $(policy "$child") == SCHED_OTHER ]]'
+tap_ok "a process not a preparation kept its policy ($(policy "$other"))" \
+	'[[ $(policy "$other") == SCHED_IDLE ]]'
+kill "$child" "$other" 2>/dev/null
+wait "$prep" "$other" 2>/dev/null
+rm -f "$tree"/build/vm-prepare-*.pid
+
 tap_ok "side by side (the default): a failure fails the driver (status $status)" '((status == 1))'
 tap_ok "side by side (the default): TAP lines in kernel order, the failure's why" lines_ok
 tap_ok "side by side (the default): each guest started before the other ended" \

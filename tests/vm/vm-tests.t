@@ -121,6 +121,24 @@ report_guest() {
     done
 }
 
+# scripts/vm/prepare-bg's cache filling, if still at work, is now what the
+# guests wait for: it leaves SCHED_IDLE, each process before its children
+# (one forked meanwhile inherits the new policy). Only a live pid whose
+# command line is that preparation's.
+promote() {
+    local c
+    chrt --other -p 0 "$1" 2>/dev/null || return 0
+    for c in $(pgrep -P "$1"); do promote "$c"; done
+}
+for f in build/vm-prepare-*.pid; do
+    [[ -s "$f" ]] || continue
+    pid=$(<"$f")
+    [[ "$pid" =~ ^[0-9]+$ ]] || continue
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- 'scripts/vm/run .*--prepare' || continue
+    echo "# the guests' cache is still being filled (pid $pid): back to SCHED_OTHER"
+    promote "$pid"
+done
+
 if [[ "${ENCBENCH_VM_PARALLEL:-1}" == 1 ]]; then
     # A background job ignores SIGINT; TERM reaches scripts/vm/run's own
     # trap, which stops its guest.
