@@ -81,6 +81,11 @@ chrt --idle 0 sleep 30 &
 other=$!
 echo "$prep" >"$tree/build/vm-prepare-6.1.pid"
 echo "$other" >"$tree/build/vm-prepare-6.12.pid"
+# And one that has ended: passed over without a word.
+true &
+dead=$!
+wait "$dead"
+echo "$dead" >"$tree/build/vm-prepare-dead.pid"
 for _ in 1 2 3 4 5 6 7 8 9 10; do
 	child=$(pgrep -P "$prep")
 	[[ -n $child ]] && break
@@ -92,6 +97,7 @@ tap_ok "the preparation left SCHED_IDLE, child too ($(policy "$prep"), $(policy 
 	'[[ $(policy "$prep") == SCHED_OTHER && $(policy "$child") == SCHED_OTHER ]]'
 tap_ok "a process not a preparation kept its policy ($(policy "$other"))" \
 	'[[ $(policy "$other") == SCHED_IDLE ]]'
+tap_ok "an ended preparation's pid file: nothing said" '! grep -q "$dead" "$tmp/out"'
 kill "$child" "$other" 2>/dev/null
 wait "$prep" "$other" 2>/dev/null
 rm -f "$tree"/build/vm-prepare-*.pid

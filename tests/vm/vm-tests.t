@@ -134,7 +134,7 @@ for f in build/vm-prepare-*.pid; do
     [[ -s "$f" ]] || continue
     pid=$(<"$f")
     [[ "$pid" =~ ^[0-9]+$ ]] || continue
-    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- 'scripts/vm/run .*--prepare' || continue
+    { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -q -- 'scripts/vm/run .*--prepare' || continue
     echo "# the guests' cache is still being filled (pid $pid): back to SCHED_OTHER"
     promote "$pid"
 done
