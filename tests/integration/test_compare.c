@@ -139,9 +139,12 @@ static void sentence_as_own(const char *metric, const char *what)
 {
 	struct json_object *own =
 		find(run_a, "comparisons", "fscrypt", "target", metric);
+	bool unbounded =
+		json_object_get_boolean(get(own, "penalty_ci95_unbounded"));
+	const char *line, *end;
 	char want[96];
 
-	if (json_object_get_boolean(get(own, "penalty_ci95_unbounded")))
+	if (unbounded)
 		snprintf(
 			want, sizeof(want),
 			"%s on fscrypt-dd against plain-dd: no bounded 95 %% CI",
@@ -149,12 +152,17 @@ static void sentence_as_own(const char *metric, const char *what)
 	else
 		snprintf(want, sizeof(want), "%s on fscrypt-dd are between ",
 			 what);
-	if (!strstr(out("stdout"), want))
+	line = strstr(out("stdout"), want);
+	if (!line)
 		fail_msg("no '%s' in: %s", want, out("stdout"));
-	if (!json_object_get_boolean(get(own, "penalty_ci95_unbounded")) &&
-	    !strstr(out("stdout"), " than on plain-dd (95 % CI)"))
-		fail_msg("no ' than on plain-dd (95 %% CI)' in: %s",
-			 out("stdout"));
+	/* The interval's own sentence ends so, on its own line. */
+	end = strchr(line, '\n');
+	if (!unbounded &&
+	    !memmem(line, end ? (size_t)(end - line) : strlen(line),
+		    " than on plain-dd (95 % CI)", 27))
+		fail_msg("'%s' sentence without ' than on plain-dd (95 %% CI)' "
+			 "in: %s",
+			 what, out("stdout"));
 }
 
 /* The run's own fscrypt-vs-plain comparisons come back from its two
