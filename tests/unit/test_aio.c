@@ -534,6 +534,24 @@ static void test_fio_clat_weighed_by_ios(void **state)
 	iops->traced_iteration[1] = 4;
 	aio_fio_clat(r, &r->attrib[0]);
 	assert_true(fabs(r->attrib[0].aio.fio_clat_us - 67.7355) < 0.01);
+	/* With fio's clat N, each iteration counts its own I/Os: one that
+	 * stalled 5 s in a 3 s job (0.8 IOPS, 4 I/Os of 4.96 s) weighs 4,
+	 * where its IOPS made it 2.4 (CI, 2026-12-06). */
+	iops->traced_iteration[1] = 3;
+	c->traced[0] = 1000;
+	c->traced[1] = 4960000;
+	iops->traced[0] = 3;
+	iops->traced[1] = 0.8;
+	c->traced_mean_n[0] = 9;
+	c->traced_mean_n[1] = 4;
+	aio_fio_clat(r, &r->attrib[0]);
+	pooled = (9 * 1000.0 + 4 * 4960000.0) / 13;
+	assert_true(fabs(r->attrib[0].aio.fio_clat_us - pooled) < 0.01);
+	/* Not for one iteration only: then all are weighed by IOPS. */
+	c->traced_mean_n[1] = 0;
+	aio_fio_clat(r, &r->attrib[0]);
+	pooled = (3 * 1000.0 + 0.8 * 4960000.0) / 3.8;
+	assert_true(fabs(r->attrib[0].aio.fio_clat_us - pooled) < 0.01);
 	free(r);
 }
 

@@ -177,6 +177,13 @@ static void cmp_result(const struct result *a, const struct result *b)
 	assert_dbl(b->rusage.user_s, a->rusage.user_s);
 	assert_dbl(b->rusage.sys_s, a->rusage.sys_s);
 	assert_int_equal(b->page_cache_writes, a->page_cache_writes);
+	assert_int_equal(b->nr_traced, a->nr_traced);
+	for (int i = 0; i < a->nr_traced; i++) {
+		assert_dbl(b->traced[i], a->traced[i]);
+		assert_int_equal(b->traced_iteration[i],
+				 a->traced_iteration[i]);
+		assert_dbl(b->traced_mean_n[i], a->traced_mean_n[i]);
+	}
 }
 
 static void cmp_comparison(const struct comparison *a,
@@ -451,6 +458,56 @@ static void test_buffered_round_trip(void **state)
 	assert_true(f->out->comparisons[0].buffered);
 }
 
+/* The I/Os behind each traced iteration's clat mean are written where
+ * known and read back; where not known, nothing is written (a file from
+ * before them reads the same), and a count that is no count is refused. */
+static void test_traced_mean_n_round_trip(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *root, *jr, *v;
+	char bad[160];
+
+	for (int i = 0; i < 2; i++) {
+		struct result *r = &f->in->results[i];
+
+		r->nr_traced = 2;
+		r->traced[0] = 36.0;
+		r->traced[1] = 4960000.0;
+		r->traced_iteration[0] = 2;
+		r->traced_iteration[1] = 5;
+	}
+	f->in->results[0].traced_mean_n[0] = 264000;
+	f->in->results[0].traced_mean_n[1] = 4;
+	assert_int_equal(report_write_json(f->in, f->dir, NULL), 0);
+	root = json_object_from_file(f->path);
+	assert_non_null(root);
+	jr = json_object_array_get_idx(at(root, "results"), 0);
+	assert_int_equal(json_object_array_length(at(jr, "traced_mean_n")), 2);
+	jr = json_object_array_get_idx(at(root, "results"), 1);
+	assert_false(json_object_object_get_ex(jr, "traced_mean_n", &v));
+	json_object_put(root);
+	assert_int_equal(report_read_json(f->path, f->out), 0);
+	cmp_results(f->in, f->out);
+	assert_dbl(f->out->results[0].traced_mean_n[1], 4);
+	/* A negative count, and one count for two traced samples. */
+	for (int k = 0; k < 2; k++) {
+		root = json_object_from_file(f->path);
+		assert_non_null(root);
+		jr = json_object_array_get_idx(at(root, "results"), 0);
+		v = at(jr, "traced_mean_n");
+		if (k)
+			json_object_array_del_idx(v, 1, 1);
+		else
+			json_object_array_put_idx(v, 0,
+						  json_object_new_double(-1));
+		snprintf(bad, sizeof(bad), "%s/bad.json", f->dir);
+		assert_int_equal(json_object_to_file(bad, root), 0);
+		json_object_put(root);
+		assert_int_equal(report_read_json(bad, f->out), -EINVAL);
+		unlink(bad);
+	}
+}
+
 /* The document itself: contract names, trimmed slots, null encryption. */
 static void test_document_shape(void **state)
 {
@@ -691,6 +748,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_buffered_round_trip, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_traced_mean_n_round_trip,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_printed_as_written, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_document_shape, setup,

@@ -170,6 +170,9 @@ struct result {
 	int nr_traced;
 	double traced[MAX_TRACED_SAMPLES];
 	int traced_iteration[MAX_TRACED_SAMPLES];
+	/* A mean metric's observations in each traced iteration (sample's
+	 * mean_n; all 0: not known, as in files from before them). */
+	double traced_mean_n[MAX_TRACED_SAMPLES];
 	struct observer obs;
 	struct summary s;
 	/* Busy share of all CPUs, sampled from /proc/stat every

@@ -52,6 +52,13 @@ int report_traced_json(struct json_object *o, const struct result *r)
 	err |= jadd(o, "iterations", int_array(r->iteration, n));
 	err |= jadd(o, "traced_samples", jdouble_array(r->traced, t));
 	err |= jadd(o, "traced_iterations", int_array(r->traced_iteration, t));
+	/* Only where known: a file without it reads back the same. */
+	for (int i = 0; i < t; i++)
+		if (r->traced_mean_n[i] > 0) {
+			err |= jadd(o, "traced_mean_n",
+				    jdouble_array(r->traced_mean_n, t));
+			break;
+		}
 	if (r->obs.measured)
 		err |= jadd(o, "observer", observer_json(&r->obs));
 	else
@@ -102,6 +109,21 @@ void report_traced_from(int *err, struct json_object *o, struct result *r)
 	if (!*err && n != r->nr_traced)
 		jget_fail(err, -EINVAL, "traced_iterations",
 			  "not one per traced sample");
+	if (!*err && jhas(o, "traced_mean_n")) {
+		n = (int)jget_array(err, o, "traced_mean_n", MAX_TRACED_SAMPLES,
+				    &a);
+		for (int i = 0; i < n && !*err; i++) {
+			jto_double(err, "traced_mean_n",
+				   json_object_array_get_idx(a, i),
+				   &r->traced_mean_n[i]);
+			if (!*err && !(r->traced_mean_n[i] >= 0))
+				jget_fail(err, -EINVAL, "traced_mean_n",
+					  "not a count");
+		}
+		if (!*err && n != r->nr_traced)
+			jget_fail(err, -EINVAL, "traced_mean_n",
+				  "not one per traced sample");
+	}
 	obs = jget_object_or_null(err, o, "observer");
 	if (!obs)
 		return;

@@ -92,6 +92,7 @@ static void record_sample(struct results *r, const struct target *t,
 
 		if (res && traced && res->nr_traced < MAX_TRACED_SAMPLES) {
 			res->traced_iteration[res->nr_traced] = iteration;
+			res->traced_mean_n[res->nr_traced] = s->mean_n[m];
 			res->traced[res->nr_traced++] = s->values[m];
 		}
 		/* The rest is the figures': untraced iterations only. */

@@ -308,6 +308,7 @@ static int side_into(const char *text, const struct fio_side *s,
 	out->values[m] = f.mbps;
 	out->values[m + 1] = f.iops;
 	out->values[m + 2] = f.clat_mean_us;
+	out->mean_n[m + 2] = f.clat_n;
 	out->values[m + 3] = f.clat_p50_us;
 	out->values[m + 4] = f.clat_p99_us;
 	out->values[m + 5] = f.clat_p999_us;

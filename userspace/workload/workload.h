@@ -37,6 +37,9 @@ struct call_times {
 
 struct sample {
 	double values[MAX_METRICS];
+	/* How many observations a metric that is a mean averages (fio's clat
+	 * mean: the I/Os it completed), 0 when it is not one or not known. */
+	double mean_n[MAX_METRICS];
 	/* rusage of the timed child that produced each metric */
 	double real_s[MAX_METRICS], user_s[MAX_METRICS], sys_s[MAX_METRICS];
 	/* Busy share of all CPUs (kworkers included) while that child ran,
