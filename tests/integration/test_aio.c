@@ -97,8 +97,8 @@ static void check_clat(struct json_object *doc, const char *target,
 	struct json_object *aio = get(attrib_of(doc, target, "read"), "aio");
 	struct json_object *cl = get(aio, "clat_layers_ns");
 	double sum = num(aio, "reap_ns"), fio_ios = fio_traced_ios(doc, target);
-	double seen = num(aio, "ios") + num(aio, "unlinked") +
-		      num(aio, "dropped");
+	double seen =
+		num(aio, "ios") + num(aio, "unlinked") + num(aio, "dropped");
 
 	for (size_t i = 0; i < sizeof(layers) / sizeof(*layers); i++)
 		sum += num(cl, layers[i]);
@@ -108,8 +108,8 @@ static void check_clat(struct json_object *doc, const char *target,
 		target, engine, num(aio, "ios"), num(aio, "clat_ns") / 1e3,
 		num(aio, "unlinked"), num(aio, "all_clat_ns") / 1e3,
 		num(aio, "fio_clat_us"), num(aio, "fio_diff_pct"));
-	fprintf(stderr, "# %s %s: %.0f I/Os seen, fio completed %.0f\n",
-		target, engine, seen, fio_ios);
+	fprintf(stderr, "# %s %s: %.0f I/Os seen, fio completed %.0f\n", target,
+		engine, seen, fio_ios);
 	/* Every I/O fio completed in the traced iterations was seen, timed
 	 * or counted as not (2026-12-06: short by 0-71 of 7486-2850924, the
 	 * I/Os in flight as the window closed). */

@@ -184,6 +184,12 @@ static void cmp_result(const struct result *a, const struct result *b)
 				 a->traced_iteration[i]);
 		assert_dbl(b->traced_mean_n[i], a->traced_mean_n[i]);
 	}
+	assert_int_equal(b->nr_cached, a->nr_cached);
+	for (int i = 0; i < a->nr_cached; i++) {
+		assert_dbl(b->cached[i], a->cached[i]);
+		assert_int_equal(b->cached_iteration[i],
+				 a->cached_iteration[i]);
+	}
 }
 
 static void cmp_comparison(const struct comparison *a,
@@ -460,7 +466,8 @@ static void test_buffered_round_trip(void **state)
 
 /* The I/Os behind each traced iteration's clat mean are written where
  * known and read back; where not known, nothing is written (a file from
- * before them reads the same), and a count that is no count is refused. */
+ * before them reads the same), and a count that is no count is refused.
+ * Iterations split off as cached likewise. */
 static void test_traced_mean_n_round_trip(void **state)
 {
 	struct fx *f = *state;
@@ -478,13 +485,19 @@ static void test_traced_mean_n_round_trip(void **state)
 	}
 	f->in->results[0].traced_mean_n[0] = 264000;
 	f->in->results[0].traced_mean_n[1] = 4;
+	/* An iteration split off as cached (result_split_cached). */
+	f->in->results[0].nr_cached = 1;
+	f->in->results[0].cached[0] = 26780;
+	f->in->results[0].cached_iteration[0] = 7;
 	assert_int_equal(report_write_json(f->in, f->dir, NULL), 0);
 	root = json_object_from_file(f->path);
 	assert_non_null(root);
 	jr = json_object_array_get_idx(at(root, "results"), 0);
 	assert_int_equal(json_object_array_length(at(jr, "traced_mean_n")), 2);
+	assert_int_equal(json_object_array_length(at(jr, "cached_samples")), 1);
 	jr = json_object_array_get_idx(at(root, "results"), 1);
 	assert_false(json_object_object_get_ex(jr, "traced_mean_n", &v));
+	assert_false(json_object_object_get_ex(jr, "cached_samples", &v));
 	json_object_put(root);
 	assert_int_equal(report_read_json(f->path, f->out), 0);
 	cmp_results(f->in, f->out);

@@ -154,7 +154,7 @@ void aio_fio_clat(const struct results *r, struct attribution *a)
 			by_n &= x->traced_mean_n[k] > 0;
 		for (int k = 0; k < x->nr_traced; k++) {
 			double wk = by_n ? x->traced_mean_n[k]
-				  : w	 ? w->traced[k]
+				    : w	 ? w->traced[k]
 					 : 1.0;
 
 			sum += wk * x->traced[k];

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "cached.h"
 
 void comparison_mark_cached(struct comparison *c, const struct result *b,
@@ -84,6 +85,47 @@ static void evidence_first(struct verdict *v, const char *old)
 	v->nr_evidence = n + 1;
 }
 
+#define SPLIT_SAID "not disk samples, left out of the figures"
+
+/* A figure some of whose iterations were split off as cached
+ * (result_split_cached): said in its job's read verdict, if it has one,
+ * once for the job (its metrics share the bytes), with the metric the
+ * values are of. */
+static void note_split(struct results *r, const struct result *res)
+{
+	char which[DETAIL_LEN] = "", vals[DETAIL_LEN] = "";
+	int n = res->nr_cached < 4 ? res->nr_cached : 4;
+	struct verdict *v = NULL;
+
+	for (int i = 0; i < r->nr_verdicts && !v; i++)
+		if (!strcmp(r->verdicts[i].target, res->target) &&
+		    !strcmp(r->verdicts[i].workload, res->workload) &&
+		    !strcmp(r->verdicts[i].job, res->job) &&
+		    r->verdicts[i].op == EB_OP_READ)
+			v = &r->verdicts[i];
+	if (!v)
+		return;
+	for (int e = 0; e < v->nr_evidence; e++)
+		if (strstr(v->evidence[e], SPLIT_SAID))
+			return;
+	for (int i = 0; i < n; i++) {
+		size_t lw = strlen(which), lv = strlen(vals);
+
+		snprintf(which + lw, sizeof(which) - lw, "%s%d", i ? ", " : "",
+			 res->cached_iteration[i]);
+		snprintf(vals + lv, sizeof(vals) - lv,
+			 res->cached[i] >= 100 ? "%s%.0f" : "%s%.3g",
+			 i ? ", " : "", res->cached[i]);
+	}
+	verdict_add_evidence(v,
+			     "%d of %d iterations read over %.0f %% from the "
+			     "page cache (iteration %s%s: %s %s): " SPLIT_SAID,
+			     res->nr_cached, res->nr_cached + res->nr_samples,
+			     CACHED_PCT_MAX, which,
+			     res->nr_cached > n ? ", ..." : "", vals,
+			     res->metric.unit);
+}
+
 void verdicts_mark_cached(struct results *r)
 {
 	for (int i = 0; i < r->nr_results; i++) {
@@ -93,6 +135,8 @@ void verdicts_mark_cached(struct results *r)
 		char side[NAME_LEN], old[sizeof(r->verdicts[0].summary)];
 		struct verdict *v;
 
+		if (res->nr_cached > 0 && pct <= CACHED_PCT_MAX)
+			note_split(r, res);
 		if (pct <= CACHED_PCT_MAX || !t)
 			continue;
 		v = verdict_of(r, res);

@@ -224,3 +224,36 @@ double result_cached_pct(const struct result *res)
 	pct = 100.0 * (1.0 - res->dev_read_bytes / res->read_bytes);
 	return pct < 0 ? 0 : pct;
 }
+
+bool iteration_cached(double read_bytes, double dev_bytes)
+{
+	return read_bytes > 0 &&
+	       100.0 * (1.0 - dev_bytes / read_bytes) > CACHED_PCT_MAX;
+}
+
+void result_split_cached(struct result *res)
+{
+	int k = res->nr_cached_at, n = res->nr_samples, kept = 0, c = 0;
+
+	if (!k || k > MAX_CACHED_SAMPLES || n - k < 2 || res->nr_cached)
+		return;
+	/* Places in recording order: ascending, each a sample. */
+	for (int i = 0; i < k; i++)
+		if (res->cached_at[i] >= n ||
+		    (i && res->cached_at[i] <= res->cached_at[i - 1]))
+			return;
+	for (int i = 0; i < n; i++) {
+		if (c < k && res->cached_at[c] == i) {
+			res->cached[c] = res->samples[i];
+			res->cached_iteration[c++] = res->iteration[i];
+			continue;
+		}
+		res->samples[kept] = res->samples[i];
+		res->iteration[kept++] = res->iteration[i];
+	}
+	res->nr_samples = kept;
+	res->nr_cached = k;
+	res->read_bytes -= res->cached_read_bytes;
+	res->dev_read_bytes -= res->cached_dev_read_bytes;
+	res->dev_samples -= k;
+}

@@ -38,6 +38,7 @@
 #define MAX_PARAMS	   24
 #define MAX_USER_TARGETS   4  /* --target NAME=PATH */
 #define MAX_TRACED_SAMPLES 64 /* --trace-runs */
+#define MAX_CACHED_SAMPLES 64 /* iterations split off as cached */
 #define MAX_COST_PROGS	   64 /* programs whose cost a run records */
 
 /* A capability: does it work here, and the one-line reason either way. */
@@ -204,6 +205,24 @@ struct result {
 	 * device (only the end fsync, in fio's runtime, writes what is
 	 * left). Not a disk figure. */
 	bool page_cache_writes;
+	/*
+	 * Untraced iterations of a read-side figure that read more than
+	 * CACHED_PCT_MAX % of their bytes from the page cache, where at least
+	 * two others did not: not disk samples (result_split_cached moves
+	 * them here out of samples[], with their places in the run). fio's
+	 * random map reads every block once before any twice, so a job that
+	 * outruns its file starts a second pass from memory where the kernel
+	 * does no direct I/O: such a job beside a busy loop crossed it in 0
+	 * to 2 of 5 iterations, and its figure was disk or cached by that.
+	 */
+	int nr_cached;
+	double cached[MAX_CACHED_SAMPLES];
+	int cached_iteration[MAX_CACHED_SAMPLES];
+	/* While recording: which samples[] those are (past
+	 * MAX_CACHED_SAMPLES: too many to split off), and their bytes. */
+	int nr_cached_at;
+	int cached_at[MAX_CACHED_SAMPLES];
+	double cached_read_bytes, cached_dev_read_bytes;
 };
 
 /* Past this share of the bytes read from the page cache, a read-side
@@ -213,6 +232,16 @@ struct result {
 /* The share (%) of res's bytes read that came from the page cache, or
  * -1 when not known. */
 double result_cached_pct(const struct result *res);
+
+/* Whether one iteration that read read_bytes, of which the device
+ * delivered dev_bytes, read more than CACHED_PCT_MAX % from the cache. */
+bool iteration_cached(double read_bytes, double dev_bytes);
+
+/* The cached iterations recorded (nr_cached_at) out of samples[] into
+ * cached[], their bytes out of the figure's, when at least two iterations
+ * were not cached; otherwise nothing moves and the figure stays cached
+ * (or disk) as a whole. Before the statistics. */
+void result_split_cached(struct result *res);
 
 struct comparison {
 	char baseline[NAME_LEN];

@@ -59,6 +59,15 @@ int report_traced_json(struct json_object *o, const struct result *r)
 				    jdouble_array(r->traced_mean_n, t));
 			break;
 		}
+	/* Only where iterations were split off as cached. */
+	if (r->nr_cached > 0) {
+		int c = r->nr_cached < MAX_CACHED_SAMPLES ? r->nr_cached
+							  : MAX_CACHED_SAMPLES;
+
+		err |= jadd(o, "cached_samples", jdouble_array(r->cached, c));
+		err |= jadd(o, "cached_iterations",
+			    int_array(r->cached_iteration, c));
+	}
 	if (r->obs.measured)
 		err |= jadd(o, "observer", observer_json(&r->obs));
 	else
@@ -86,10 +95,27 @@ static void read_ints(int *err, struct json_object *o, const char *key, int max,
 		*count = (int)n;
 }
 
+/* Samples under key and their places in the run under ikey, one each:
+ * *nr of them (0 on error). */
+static void read_placed(int *err, struct json_object *o, const char *key,
+			const char *ikey, int max, double *vals, int *places,
+			int *nr)
+{
+	struct json_object *a;
+	int n = (int)jget_array(err, o, key, (size_t)max, &a), ni = 0;
+
+	for (int i = 0; i < n && !*err; i++)
+		jto_double(err, key, json_object_array_get_idx(a, i), &vals[i]);
+	*nr = *err ? 0 : n;
+	read_ints(err, o, ikey, max, places, &ni);
+	if (!*err && ni != *nr)
+		jget_fail(err, -EINVAL, ikey, "not one per sample");
+}
+
 void report_traced_from(int *err, struct json_object *o, struct result *r)
 {
 	struct json_object *a, *obs;
-	int n = 0, nt = 0;
+	int n = 0;
 
 	if (jhas(o, "iterations")) {
 		read_ints(err, o, "iterations", MAX_SAMPLES, r->iteration, &n);
@@ -97,18 +123,15 @@ void report_traced_from(int *err, struct json_object *o, struct result *r)
 			jget_fail(err, -EINVAL, "iterations",
 				  "not one per sample");
 	}
+	if (jhas(o, "cached_samples"))
+		read_placed(err, o, "cached_samples", "cached_iterations",
+			    MAX_CACHED_SAMPLES, r->cached, r->cached_iteration,
+			    &r->nr_cached);
 	if (!jhas(o, "traced_samples"))
 		return;
-	nt = (int)jget_array(err, o, "traced_samples", MAX_TRACED_SAMPLES, &a);
-	for (int i = 0; i < nt && !*err; i++)
-		jto_double(err, "traced_samples",
-			   json_object_array_get_idx(a, i), &r->traced[i]);
-	r->nr_traced = *err ? 0 : nt;
-	read_ints(err, o, "traced_iterations", MAX_TRACED_SAMPLES,
-		  r->traced_iteration, &n);
-	if (!*err && n != r->nr_traced)
-		jget_fail(err, -EINVAL, "traced_iterations",
-			  "not one per traced sample");
+	read_placed(err, o, "traced_samples", "traced_iterations",
+		    MAX_TRACED_SAMPLES, r->traced, r->traced_iteration,
+		    &r->nr_traced);
 	if (!*err && jhas(o, "traced_mean_n")) {
 		n = (int)jget_array(err, o, "traced_mean_n", MAX_TRACED_SAMPLES,
 				    &a);
@@ -122,7 +145,7 @@ void report_traced_from(int *err, struct json_object *o, struct result *r)
 		}
 		if (!*err && n != r->nr_traced)
 			jget_fail(err, -EINVAL, "traced_mean_n",
-				  "not one per traced sample");
+				  "not one per sample");
 	}
 	obs = jget_object_or_null(err, o, "observer");
 	if (!obs)

@@ -275,12 +275,14 @@ void run_statistics(struct run_ctx *ctx)
 		struct result *res = &r->results[i];
 		int n = res->nr_samples;
 
-		summarize(res->samples, n, &res->s);
 		if (n) {
 			res->rusage.real_s /= n;
 			res->rusage.user_s /= n;
 			res->rusage.sys_s /= n;
 		}
+		/* Cached iterations among disk ones are no disk samples. */
+		result_split_cached(res);
+		summarize(res->samples, res->nr_samples, &res->s);
 		if (res->cpu.samples)
 			res->cpu.avg /= res->cpu.samples;
 		else

@@ -120,6 +120,15 @@ static void record_sample(struct results *r, const struct target *t,
 		res->read_bytes += s->read_bytes[m];
 		res->dev_read_bytes += s->dev_read_bytes[m];
 		res->dev_samples += s->dev_counted[m];
+		if (s->dev_counted[m] &&
+		    iteration_cached(s->read_bytes[m], s->dev_read_bytes[m])) {
+			if (res->nr_cached_at < MAX_CACHED_SAMPLES)
+				res->cached_at[res->nr_cached_at] =
+					res->nr_samples - 1;
+			res->nr_cached_at++;
+			res->cached_read_bytes += s->read_bytes[m];
+			res->cached_dev_read_bytes += s->dev_read_bytes[m];
+		}
 		res->page_cache_writes |= s->page_cache_writes[m];
 	}
 }
