@@ -42,7 +42,8 @@ static const struct target_info *target_of(const struct results *r,
 	return NULL;
 }
 
-static struct verdict *verdict_of(struct results *r, const struct result *res)
+/* The read verdict of res's job, or NULL. */
+static struct verdict *read_verdict(struct results *r, const struct result *res)
 {
 	for (int i = 0; i < r->nr_verdicts; i++) {
 		struct verdict *v = &r->verdicts[i];
@@ -52,6 +53,16 @@ static struct verdict *verdict_of(struct results *r, const struct result *res)
 		    !strcmp(v->job, res->job) && v->op == EB_OP_READ)
 			return v;
 	}
+	return NULL;
+}
+
+/* The read verdict of res's job, made if it has none (no tracing). */
+static struct verdict *verdict_of(struct results *r, const struct result *res)
+{
+	struct verdict *found = read_verdict(r, res);
+
+	if (found)
+		return found;
 	if (r->nr_verdicts >= MAX_ATTRIB)
 		return NULL;
 	struct verdict *v = &r->verdicts[r->nr_verdicts++];
@@ -95,14 +106,8 @@ static void note_split(struct results *r, const struct result *res)
 {
 	char which[DETAIL_LEN] = "", vals[DETAIL_LEN] = "";
 	int n = res->nr_cached < 4 ? res->nr_cached : 4;
-	struct verdict *v = NULL;
+	struct verdict *v = read_verdict(r, res);
 
-	for (int i = 0; i < r->nr_verdicts && !v; i++)
-		if (!strcmp(r->verdicts[i].target, res->target) &&
-		    !strcmp(r->verdicts[i].workload, res->workload) &&
-		    !strcmp(r->verdicts[i].job, res->job) &&
-		    r->verdicts[i].op == EB_OP_READ)
-			v = &r->verdicts[i];
 	if (!v)
 		return;
 	for (int e = 0; e < v->nr_evidence; e++)

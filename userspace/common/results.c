@@ -213,22 +213,27 @@ const struct param *results_param(const struct results *r, const char *wl,
 	return NULL;
 }
 
+/* The share (%) of read_bytes (> 0) the device did not deliver. */
+static double cached_pct_of(double read_bytes, double dev_bytes)
+{
+	double pct = 100.0 * (1.0 - dev_bytes / read_bytes);
+
+	/* Read-ahead can bring more than was read: nothing came cached. */
+	return pct < 0 ? 0 : pct;
+}
+
 double result_cached_pct(const struct result *res)
 {
-	double pct;
-
 	if (res->read_bytes <= 0 || !res->dev_samples ||
 	    res->dev_samples < res->nr_samples)
 		return -1;
-	/* Read-ahead can bring more than was read: nothing came cached. */
-	pct = 100.0 * (1.0 - res->dev_read_bytes / res->read_bytes);
-	return pct < 0 ? 0 : pct;
+	return cached_pct_of(res->read_bytes, res->dev_read_bytes);
 }
 
 bool iteration_cached(double read_bytes, double dev_bytes)
 {
 	return read_bytes > 0 &&
-	       100.0 * (1.0 - dev_bytes / read_bytes) > CACHED_PCT_MAX;
+	       cached_pct_of(read_bytes, dev_bytes) > CACHED_PCT_MAX;
 }
 
 void result_split_cached(struct result *res)
