@@ -256,6 +256,11 @@ struct wait_stat {
 	 * it to wake (the wakeup's IPI, an idle state's exit; under a VM
 	 * the host running the vCPU), behind no task. */
 	unsigned long long cpu_wait_idle_ns;
+	/* Of behind_samples[NR_WORKER_KINDS] (another task), the samples
+	 * of the target's writeback workers (the flusher, jbd2 committing)
+	 * holding the CPU: a writer runnable behind the writeback it waits
+	 * for. */
+	unsigned long long behind_wb_samples;
 };
 
 /* worker_funcs values: enum worker_kind in the low byte, a flavour above

@@ -239,7 +239,7 @@ static __always_inline void sample_occupant(__u32 tid)
 {
 	struct served_worker *wk;
 	struct wait_stat *w;
-	__u32 cls = NR_WORKER_KINDS, behind = 0;
+	__u32 cls = NR_WORKER_KINDS, behind = 0, wb = 0;
 
 	if (!tid)
 		return;
@@ -258,10 +258,14 @@ static __always_inline void sample_occupant(__u32 tid)
 		cls = wk->kind - 1;
 	else if (wk && wk->thread_kind && wk->thread_kind <= NR_WORKER_KINDS)
 		cls = wk->thread_kind - 1;
+	else if (wk && wk->writeback)
+		wb = 1;
 	for (__u32 op = 0; op < NR_OPS; op++) {
 		w = wait_stat_of(op);
 		if (w && (behind & 1u << op) && cls <= NR_WORKER_KINDS)
 			__sync_fetch_and_add(&w->behind_samples[cls], 1);
+		if (w && (behind & 1u << op) && wb)
+			__sync_fetch_and_add(&w->behind_wb_samples, 1);
 		if (behind & 1u << op)
 			cpu_holder_add(tid, op);
 	}

@@ -34,6 +34,7 @@
 
 #include "results_json.h"
 #include "run_prog.h"
+#include "workload_child.h"
 
 /* The reasons this test tells apart by itself, from the stack's text. */
 enum seen {
@@ -57,58 +58,6 @@ static struct json_object *doc;
 /* Blocked samples of dd inside write(), by reason. */
 static uint64_t seen[NR_SEEN], seen_all;
 
-static bool read_file(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (!f)
-		return false;
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return n > 0;
-}
-
-static pid_t parent_of(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	int ppid;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (!read_file(path, buf, sizeof(buf)))
-		return 0;
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 2, "%*c %d", &ppid) != 1)
-		return 0;
-	return ppid;
-}
-
-/* The workload's process: the program (pid prog) forks one of its own
- * (same comm) to run dd's writes and reads; the tools it runs to build
- * the targets have theirs. 0 if none now. */
-static pid_t find_dd(pid_t prog)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	pid_t found = 0;
-
-	while (d && !found && (e = readdir(d))) {
-		char path[300], comm[32];
-		pid_t pid = atoi(e->d_name);
-
-		if (pid <= 0 || parent_of(pid) != prog)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-		if (read_file(path, comm, sizeof(comm)) &&
-		    !strcmp(comm, "encbench-trace\n"))
-			found = pid;
-	}
-	if (d)
-		closedir(d);
-	return found;
-}
-
 static enum seen reason_of(const char *stack)
 {
 	if (strstr(stack, "ext4_nonda_switch"))
@@ -131,18 +80,18 @@ static void sample(pid_t dd)
 	long nr;
 
 	snprintf(path, sizeof(path), "/proc/%d/syscall", dd);
-	if (!read_file(path, buf, sizeof(buf)) || !isdigit(buf[0]))
+	if (!proc_read(path, buf, sizeof(buf)) || !isdigit(buf[0]))
 		return;
 	nr = strtol(buf, NULL, 10);
 	if (nr != SYS_write)
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/stat", dd);
-	if (!read_file(path, buf, sizeof(buf)) || !(p = strrchr(buf, ')')))
+	if (!proc_read(path, buf, sizeof(buf)) || !(p = strrchr(buf, ')')))
 		return;
 	if (p[2] != 'S' && p[2] != 'D')
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/stack", dd);
-	if (!read_file(path, buf, sizeof(buf)))
+	if (!proc_read(path, buf, sizeof(buf)))
 		return;
 	seen[reason_of(buf)]++;
 	seen_all++;
@@ -181,7 +130,7 @@ static int setup(void **state)
 
 		snprintf(p, sizeof(p), "/proc/%d", dd);
 		if (!dd || access(p, F_OK))
-			dd = find_dd(pid);
+			dd = proc_workload_child(pid);
 		if (dd)
 			sample(dd);
 		nanosleep(&nap, NULL);

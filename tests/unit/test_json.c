@@ -275,6 +275,8 @@ static void cmp_attrib(const struct attribution *a, const struct attribution *b)
 	assert_true(a->wait.dmw_chained == b->wait.dmw_chained);
 	assert_memory_equal(&a->wait.writeback, &b->wait.writeback,
 			    sizeof(a->wait.writeback));
+	assert_true(a->wait.behind_wb_samples == b->wait.behind_wb_samples);
+	assert_true(a->wait.cpu_wait_wb_ns == b->wait.cpu_wait_wb_ns);
 }
 
 static void cmp_results(const struct results *a, const struct results *b)
@@ -513,6 +515,47 @@ static void test_traced_mean_n_round_trip(void **state)
 		else
 			json_object_array_put_idx(v, 0,
 						  json_object_new_double(-1));
+		snprintf(bad, sizeof(bad), "%s/bad.json", f->dir);
+		assert_int_equal(json_object_to_file(bad, root), 0);
+		json_object_put(root);
+		assert_int_equal(report_read_json(bad, f->out), -EINVAL);
+		unlink(bad);
+	}
+}
+
+/* The part of cpu-wait behind the target's writeback workers: written
+ * where there is any (a file from before it reads the same), read back,
+ * and refused where it is more than the other tasks' part it is of. */
+static void test_behind_writeback_round_trip(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *root, *w, *v;
+	char bad[160];
+
+	f->in->attrib[1].wait.behind_wb_samples = 8;
+	f->in->attrib[1].wait.cpu_wait_wb_ns = 996000;
+	assert_int_equal(report_write_json(f->in, f->dir, NULL), 0);
+	root = json_object_from_file(f->path);
+	assert_non_null(root);
+	w = at(json_object_array_get_idx(at(root, "attribution"), 0), "wait");
+	assert_false(
+		json_object_object_get_ex(w, "cpu_wait_behind_writeback", &v));
+	w = at(json_object_array_get_idx(at(root, "attribution"), 1), "wait");
+	v = at(w, "cpu_wait_behind_writeback");
+	assert_int_equal(json_object_get_int64(at(v, "samples")), 8);
+	assert_int_equal(json_object_get_int64(at(v, "ns")), 996000);
+	json_object_put(root);
+	assert_int_equal(report_read_json(f->path, f->out), 0);
+	cmp_results(f->in, f->out);
+	/* More samples than the other tasks had (10), then more time. */
+	for (int k = 0; k < 2; k++) {
+		root = json_object_from_file(f->path);
+		assert_non_null(root);
+		w = at(json_object_array_get_idx(at(root, "attribution"), 1),
+		       "wait");
+		v = at(w, "cpu_wait_behind_writeback");
+		json_object_object_add(v, k ? "ns" : "samples",
+				       json_object_new_int64(k ? 1245001 : 11));
 		snprintf(bad, sizeof(bad), "%s/bad.json", f->dir);
 		assert_int_equal(json_object_to_file(bad, root), 0);
 		json_object_put(root);
@@ -761,6 +804,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_buffered_round_trip, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_behind_writeback_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_traced_mean_n_round_trip,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_printed_as_written, setup,

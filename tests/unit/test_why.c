@@ -8,6 +8,7 @@
  * for writeback that encrypts, a ZFS read decrypting from the ARC in the
  * reader's own context.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -19,6 +20,7 @@
 #include <cmocka.h>
 
 #include "analysis/analysis.h"
+#include "verdict_evidence.h"
 
 #define US 1000ull
 #define MS 1000000ull
@@ -275,6 +277,73 @@ static void test_verdict_waits_for_writeback(void **state)
 	assert_null(strstr(v.summary, "of its time encrypting"));
 }
 
+/*
+ * A writer woken by the flusher can wait for a CPU behind it: CI's run of
+ * test_why (integration) had 5.81 ms of a 15.4 ms MiB so, the flusher
+ * holding 95 % of the samples, and the write verdict named CPU
+ * contention instead of the writeback it waited for. Runnable behind the
+ * target's writeback workers is waiting for writeback; its cipher code's
+ * share of it is waiting for encryption; the rest of the other tasks'
+ * part stays contention.
+ */
+static void test_verdict_runnable_behind_writeback(void **state)
+{
+	struct wait_counts ws, base;
+	struct attribution a, b;
+	struct target_info t;
+	struct verdict v;
+	struct wait_stat *w = &ws.ops[EB_OP_WRITE];
+
+	(void)state;
+	snap_writes(&base, 10, 0, 0, 0, 0, 0, 0);
+	/* 100 writes blocked 500 ms on a writeback 95 % in cipher code, and
+	 * runnable 700 ms behind other tasks. */
+	snap_writes(&ws, 100, 500 * MS, 600 * MS, 100, 95, 0, 0);
+	w->ns[LAYER_CPU_WAIT] = 700 * MS;
+	w->total_ns += 700 * MS;
+	w->behind_samples[NR_WORKER_KINDS] = 100;
+	memset(&t, 0, sizeof(t));
+	snprintf(t.kind, sizeof(t.kind), "fscrypt");
+	t.encrypted = true;
+	snprintf(t.encryption.driver, sizeof(t.encryption.driver),
+		 "xts(ecb(aes-fixed-time))");
+	attribution_of(&b, "plain", EB_OP_WRITE, &base);
+	/* None of those tasks a writeback worker: the 5 ms blocked is under
+	 * half of the 11.9 ms the target adds, and it is contention. */
+	attribution_of(&a, "fscrypt", EB_OP_WRITE, &ws);
+	assert_true(a.wait.cpu_wait_wb_ns == 0);
+	verdict_wait(&a, &b, &t, true, &v);
+	if (strstr(v.summary, "waiting for writeback") ||
+	    !strstr(v.summary, "CPU contention"))
+		fail_msg("%s", v.summary);
+	/* 95 of its 100 samples the flusher's: 6.65 ms per write behind
+	 * it, so 11.65 ms waiting for writeback. */
+	w->behind_wb_samples = 95;
+	attribution_of(&a, "fscrypt", EB_OP_WRITE, &ws);
+	assert_true(a.wait.cpu_wait_wb_ns == 665 * MS);
+	assert_true(a.wait.cpu_wait_behind_ns[NR_WORKER_KINDS] == 700 * MS);
+	verdict_wait(&a, &b, &t, true, &v);
+	if (!strstr(v.summary, "11.7 ms of its 12.0 ms per write is waiting "
+			       "for writeback (mostly ext4's free-space "
+			       "writeback (ext4_nonda_switch); 6.65 ms of it "
+			       "runnable behind writeback's workers), which "
+			       "spends 95 % of its time encrypting"))
+		fail_msg("%s", v.summary);
+	assert_true(has_evidence(&v, "other tasks 7.00 ms, writeback's "
+				     "workers 6.65 ms)"));
+	/* Its cipher code's share (95 %) is crypto work holding the CPUs. */
+	assert_true(fabs(wait_added_crypt_held(&a.wait, &b.wait) -
+			 0.95 * 6.65 * MS) < 1.0);
+	assert_true(fabs(wait_added_crypt_held(&a.wait, NULL) -
+			 0.95 * 6.65 * MS) < 1.0);
+	/* A snapshot saying more writeback samples than other tasks had:
+	 * no more than the other tasks' part. */
+	w->behind_wb_samples = 300;
+	attribution_of(&a, "fscrypt", EB_OP_WRITE, &ws);
+	assert_true(a.wait.cpu_wait_wb_ns == 700 * MS);
+	assert_true(a.wait.behind_wb_samples == 100);
+}
+
 static void test_verdict_zfs_arc_own_context(void **state)
 {
 	struct wait_counts ws;
@@ -325,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_share_unwoken),
 		cmocka_unit_test(test_silent_waker_share),
 		cmocka_unit_test(test_verdict_waits_for_writeback),
+		cmocka_unit_test(test_verdict_runnable_behind_writeback),
 		cmocka_unit_test(test_verdict_zfs_arc_own_context),
 	};
 

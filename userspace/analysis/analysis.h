@@ -161,6 +161,11 @@ double wait_added(const struct wait_result *t, const struct wait_result *base,
 /* The same for the part of cpu-wait spent behind workers of `kind`. */
 double wait_added_behind(const struct wait_result *t,
 			 const struct wait_result *base, int kind);
+/* The same for the part of cpu-wait spent while crypto work held the
+ * CPUs: behind the crypto workers, and behind the target's writeback
+ * workers (fscrypt's flusher encrypts) in their cipher code's share. */
+double wait_added_crypt_held(const struct wait_result *t,
+			     const struct wait_result *base);
 /* The same for the part of cpu-wait spent waiting for an idle CPU to
  * wake (results.h: cpu_wait_idle_ns). */
 double wait_added_idle(const struct wait_result *t,
@@ -174,9 +179,10 @@ uint64_t wait_runq_busy(const struct wait_result *w, int kind);
  * contention), cpu-wait for an idle CPU to wake. Index of the largest
  * group of ns[] (by enum layer), its sums in group[]; -1 if all are 0. */
 #define NR_WAIT_GROUPS 7
-/* cpu-wait behind crypto workers (cpu_crypt, a part of ns[cpu-wait]) is
- * waiting for encryption work: it counts in the crypto group; cpu_idle,
- * another part, is its own group. */
+/* cpu-wait while crypto work held the CPUs (cpu_crypt, a part of
+ * ns[cpu-wait]: wait_added_crypt_held) is waiting for encryption work:
+ * it counts in the crypto group; cpu_idle, another part, is its own
+ * group. */
 /* Append one evidence line to v (dropped past MAX_EVIDENCE): the one
  * writer of evidence for both verdicts. */
 void verdict_add_evidence(struct verdict *v, const char *fmt, ...)

@@ -28,8 +28,8 @@
 #define MINOR_SHARE 0.05
 
 /* In wait_dominant()'s order (verdict.c): crypto (crypt, crypt-queue and
- * cpu-wait behind crypto workers), device, blk-queue, dm, fs, cpu-wait
- * behind tasks, cpu-wait for an idle CPU to wake. */
+ * cpu-wait while crypto work held the CPUs), device, blk-queue, dm, fs,
+ * cpu-wait behind tasks, cpu-wait for an idle CPU to wake. */
 static const char *cause_name(int g, int op, const struct target_info *t)
 {
 	static const char *const name[NR_WAIT_GROUPS] = {
@@ -114,7 +114,7 @@ void verdict_brief(const struct attribution *a, const struct attribution *b,
 	if (!w->available || !w->syscalls)
 		return;
 	total = wait_added(w, b ? &b->wait : NULL, added);
-	cpu_crypt = wait_added_behind(w, b ? &b->wait : NULL, WORKER_CRYPT);
+	cpu_crypt = wait_added_crypt_held(w, b ? &b->wait : NULL);
 	dom = wait_dominant(added, cpu_crypt,
 			    wait_added_idle(w, b ? &b->wait : NULL), group);
 	if (dom < 0 || total <= 0)

@@ -295,8 +295,9 @@ static double part_of(double x, double a, double b)
  * per request over the request's time), the crypto workers inside the
  * wait for decryption (their run-queue wait over their run-queue and
  * CPU time; reads: they are the read side's). The caller runnable
- * behind the crypto workers is not: that is the crypto work it waits
- * for, counted with it and told in its clause ("runnable while that work
+ * behind the crypto workers, or behind the target's writeback workers
+ * in their cipher code, is not: that is the crypto work it waits for,
+ * counted with it and told in its clause ("runnable while that work
  * held the CPUs"); counted here too, the same time was named twice, and
  * on fscrypt's reads (2 CPUs, both decrypting) it crossed the bar in 6
  * of 10 idle runs and not in 4.
@@ -307,8 +308,7 @@ static double contention_ns(const struct attribution *a)
 	double calls = (double)(w->syscalls ? w->syscalls : 1);
 	double dev = (double)w->ns[LAYER_DEVICE] / calls;
 	double c = (double)w->ns[LAYER_CPU_WAIT] / calls -
-		   wait_added_behind(w, NULL, WORKER_CRYPT) -
-		   wait_added_idle(w, NULL);
+		   wait_added_crypt_held(w, NULL) - wait_added_idle(w, NULL);
 
 	c += dev * device_runq_part(a);
 	if (attrib_reads(a))
@@ -550,7 +550,7 @@ static void contention_line(const struct attribution *a,
 			    ? (double)w->workers[WORKER_CRYPT].runq_ns /
 				      w->workers[WORKER_CRYPT].items
 			    : 0.0;
-	char c1[32], c2[32], c3[32], c4[32] = "", k1[32], k2[32], k3[32];
+	char c1[32], c2[32], c3[32], c4[32] = "", k1[32], k2[32], k3[80];
 	char i1[32], i2[32];
 	uint64_t wt_waits = w->workers[WORKER_DMCRYPT_WRITE].runq_waits;
 	double calls = (double)(w->syscalls ? w->syscalls : 1);
@@ -558,6 +558,15 @@ static void contention_line(const struct attribution *a,
 	fmt_ns(k1, sizeof(k1), w->cpu_wait_behind_ns[WORKER_CRYPT] / calls);
 	fmt_ns(k2, sizeof(k2), w->cpu_wait_behind_ns[WORKER_DEVICE] / calls);
 	fmt_ns(k3, sizeof(k3), w->cpu_wait_behind_ns[NR_WORKER_KINDS] / calls);
+	/* Where the target's writeback workers held its CPU (none were
+	 * told apart before 2026-12-06's recordings): of the other tasks. */
+	if (w->behind_wb_samples) {
+		size_t n = strlen(k3);
+
+		snprintf(k3 + n, sizeof(k3) - n, ", writeback's workers ");
+		n = strlen(k3);
+		fmt_ns(k3 + n, sizeof(k3) - n, w->cpu_wait_wb_ns / calls);
+	}
 	fmt_ns(c1, sizeof(c1), cw);
 	fmt_ns(c2, sizeof(c2), cr);
 	fmt_ns(c3, sizeof(c3), worker_wait_per_rq(a, false));
@@ -768,14 +777,14 @@ bool verdict_headline(const struct attribution *a,
 	if (b && (!b->wait.available || !b->wait.syscalls))
 		b = NULL;
 	total = wait_added(w, b ? &b->wait : NULL, added);
-	cpu_crypt = wait_added_behind(w, b ? &b->wait : NULL, WORKER_CRYPT);
+	cpu_crypt = wait_added_crypt_held(w, b ? &b->wait : NULL);
 	dom = wait_dominant(added, cpu_crypt,
 			    wait_added_idle(w, b ? &b->wait : NULL), group);
 	if (b && (dom < 0 || total <= 0)) {
 		/* Not slower than the baseline: say what it waits for. */
 		b = NULL;
 		total = wait_added(w, NULL, added);
-		cpu_crypt = wait_added_behind(w, NULL, WORKER_CRYPT);
+		cpu_crypt = wait_added_crypt_held(w, NULL);
 		dom = wait_dominant(added, cpu_crypt, wait_added_idle(w, NULL),
 				    group);
 	}

@@ -92,6 +92,8 @@ static bool phase_merge(const struct attribution *w,
 		mw->cpu_wait_behind_ns[k] += sw->cpu_wait_behind_ns[k];
 	}
 	mw->cpu_wait_idle_ns += sw->cpu_wait_idle_ns;
+	mw->behind_wb_samples += sw->behind_wb_samples;
+	mw->cpu_wait_wb_ns += sw->cpu_wait_wb_ns;
 	for (int i = 0; i < sw->nr_cpu_holders; i++)
 		mw->nr_cpu_holders =
 			holder_merge(mw->cpu_holders, mw->nr_cpu_holders,

@@ -38,6 +38,20 @@ static void split_cpu_wait(const struct wait_stat *w, struct wait_result *out)
 		rest -= out->cpu_wait_behind_ns[k];
 	}
 	out->cpu_wait_behind_ns[NR_WORKER_KINDS] = rest;
+	/* The writeback workers are among the other tasks. */
+	out->behind_wb_samples =
+		w->behind_wb_samples < w->behind_samples[NR_WORKER_KINDS]
+			? w->behind_wb_samples
+			: w->behind_samples[NR_WORKER_KINDS];
+	if (out->behind_wb_samples)
+		out->cpu_wait_wb_ns =
+			(uint64_t)((double)rest *
+					   (double)out->behind_wb_samples /
+					   (double)w->behind_samples
+						   [NR_WORKER_KINDS] +
+				   0.5);
+	if (out->cpu_wait_wb_ns > rest)
+		out->cpu_wait_wb_ns = rest;
 }
 
 /*
@@ -341,6 +355,24 @@ double wait_added_behind(const struct wait_result *t,
 			 const struct wait_result *base, int kind)
 {
 	return behind_per_call(t, kind) - behind_per_call(base, kind);
+}
+
+/* Per call, the part of w's cpu-wait behind the target's writeback
+ * workers that they spent in cipher code: by their on-CPU time's share
+ * of it (writeback_from), as they held the CPU. */
+static double wb_crypt_held(const struct wait_result *w)
+{
+	if (!w || !w->writeback.sampled || !w->writeback.oncpu_ns)
+		return 0.0;
+	return wait_per_call(w, w->cpu_wait_wb_ns) *
+	       (double)w->writeback.crypt_ns / (double)w->writeback.oncpu_ns;
+}
+
+double wait_added_crypt_held(const struct wait_result *t,
+			     const struct wait_result *base)
+{
+	return wait_added_behind(t, base, WORKER_CRYPT) + wb_crypt_held(t) -
+	       wb_crypt_held(base);
 }
 
 double wait_added_idle(const struct wait_result *t,

@@ -367,6 +367,12 @@ struct wait_result {
 	 * state's exit, under a VM the host running the vCPU), behind no
 	 * task: no contention. */
 	uint64_t cpu_wait_idle_ns;
+	/* Of cpu_wait_behind_ns[NR_WORKER_KINDS] (another task), the part
+	 * behind the target's writeback workers (the flusher, jbd2
+	 * committing), by their share of its samples: a writer runnable
+	 * behind the writeback it waits for. Absent from older
+	 * results.json: 0. */
+	uint64_t behind_wb_samples, cpu_wait_wb_ns;
 	/* Bytes the target's devices completed for this op. */
 	uint64_t dev_bytes;
 	/* The tasks that held the CPUs while the caller was runnable: the

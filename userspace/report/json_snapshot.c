@@ -118,6 +118,10 @@ static struct json_object *wait_op_json(const struct wait_stat *w)
 		err |= jadd_u64(behind, snap_worker_names[k],
 				w->behind_samples[k]);
 	err |= jadd(o, "behind_samples", behind);
+	/* Newer (2026-12-06): written where there are any, so that older
+	 * recordings read and write back the same. */
+	if (w->behind_wb_samples)
+		err |= jadd_u64(o, "behind_wb_samples", w->behind_wb_samples);
 	return jbuilt(o, err);
 }
 

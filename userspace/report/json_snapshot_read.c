@@ -143,6 +143,10 @@ static void wait_op_from(int *err, struct json_object *o, struct wait_stat *w)
 		get_ull(err, behind, snap_worker_names[k],
 			&w->behind_samples[k]);
 	jctx_pop();
+	/* Absent before the writeback workers were told apart among the
+	 * other tasks, and where none held a caller's CPU: 0. */
+	if (jhas(o, "behind_wb_samples"))
+		get_ull(err, o, "behind_wb_samples", &w->behind_wb_samples);
 	/* Absent before the writeback workers' blocked time was split by
 	 * its wakers' chains: none of it was. */
 	if (!jhas(o, "wb_blocked_layer_ns"))

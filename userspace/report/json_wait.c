@@ -4,6 +4,7 @@
  * written and read back by the one JSON path. Components are keyed by
  * layer name under "ns"; workers by kind under "workers".
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -172,6 +173,16 @@ struct json_object *report_wait_json(const struct wait_result *w)
 	err |= jadd_int(o, "nr_cpus", w->nr_cpus);
 	err |= jadd(o, "cpu_wait_behind", behind_json(w));
 	err |= jadd_u64(o, "cpu_wait_idle_ns", w->cpu_wait_idle_ns);
+	/* Written where a writeback worker held the caller's CPU, so that
+	 * recordings from before it replay to the same file. */
+	if (w->behind_wb_samples) {
+		struct json_object *e = json_object_new_object();
+
+		err |= !e;
+		err |= jadd_u64(e, "ns", w->cpu_wait_wb_ns);
+		err |= jadd_u64(e, "samples", w->behind_wb_samples);
+		err |= jadd(o, "cpu_wait_behind_writeback", e);
+	}
 	err |= jadd(o, "cpu_holders", holders_json(w));
 	err |= jadd(o, "workers", workers_json(w));
 	err |= jadd(o, "zfs_taskq_wakers", zfs_json(w));
@@ -254,6 +265,21 @@ void report_wait_from(int *err, struct json_object *parent,
 	 * 0, all of cpu-wait behind tasks as it was read then. */
 	if (jhas(o, "cpu_wait_idle_ns"))
 		jget_u64(err, o, "cpu_wait_idle_ns", &w->cpu_wait_idle_ns);
+	/* Absent before it was told apart (2026-12-06), and where no
+	 * writeback worker held the caller's CPU: 0. A part of "other". */
+	if (jhas(o, "cpu_wait_behind_writeback")) {
+		struct json_object *e =
+			jget_object(err, o, "cpu_wait_behind_writeback");
+
+		jget_u64(err, e, "ns", &w->cpu_wait_wb_ns);
+		jget_u64(err, e, "samples", &w->behind_wb_samples);
+		if (!*err &&
+		    (w->cpu_wait_wb_ns >
+			     w->cpu_wait_behind_ns[NR_WORKER_KINDS] ||
+		     w->behind_wb_samples > w->behind_samples[NR_WORKER_KINDS]))
+			jget_fail(err, -EINVAL, "cpu_wait_behind_writeback",
+				  "more than the other tasks' part it is of");
+	}
 	/* Absent from results.json before they were recorded. */
 	if (jhas(o, "cpu_holders"))
 		holders_read(err, o, w);
