@@ -514,8 +514,10 @@ static __always_inline void aio_req_stale(__u64 req)
 	io = bpf_map_lookup_elem(&aio_ios, &k);
 	if (io && io->req == req) {
 		s = aio_stat_of(io->op);
-		if (s)
+		if (s) {
 			__sync_fetch_and_add(&s->dropped, 1);
+			__sync_fetch_and_add(&s->stale, 1);
+		}
 		bpf_map_delete_elem(&aio_ios, &k);
 	}
 	bpf_map_delete_elem(&aio_req, &req);

@@ -379,6 +379,9 @@ struct aio_stat {
 	/* I/Os not followed: no room in the I/O map, or in the submitter's
 	 * reap slots (reaped short by these). */
 	unsigned long long dropped, reap_lost;
+	/* Of dropped: I/Os let go because their request was submitted anew
+	 * before their completion was seen (aio_req_stale), not for room. */
+	unsigned long long stale;
 };
 
 /* The submitting and reaping syscalls, whose numbers user space sets

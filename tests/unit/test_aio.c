@@ -466,6 +466,42 @@ static void test_unlinked_inside_io_submit(void **state)
 	assert_true(fabs(v.phase_ns - 6000 * 40000.0 * US) < 1);
 }
 
+/* I/Os not followed say why: the tracer's room, or a request submitted
+ * anew before the I/O's completion was seen (the stale-request guard);
+ * the old line where none was stale. */
+static void test_dropped_why(void **state)
+{
+	const uint64_t us[NR_LAYERS] = {[LAYER_DEVICE] = 50};
+	struct snap_aio s = {0};
+	struct attribution a;
+	struct verdict v;
+
+	(void)state;
+	put(&s, us, 0, 0, 5);
+	s.ops[EB_OP_READ].dropped = 7;
+	s.ops[EB_OP_READ].reap_lost = 2;
+	attribution_of(&s, "plain", &a);
+	assert_int_equal(a.aio.dropped, 9);
+	assert_int_equal(a.aio.dropped_stale, 0);
+	verdict_aio(&a, NULL, NULL, &v);
+	assert_true(has_evidence(&v, "9 I/Os or reapings not followed (the "
+				     "tracer's tables were full)"));
+	s.ops[EB_OP_READ].stale = 5;
+	attribution_of(&s, "plain", &a);
+	assert_int_equal(a.aio.dropped_stale, 5);
+	verdict_aio(&a, NULL, NULL, &v);
+	assert_false(has_evidence(&v, "tables were full)"));
+	assert_true(has_evidence(&v, "9 I/Os or reapings not followed: 5 "
+				     "whose request was submitted anew "
+				     "before their completion was seen"));
+	assert_true(has_evidence(&v, ", 4 for the tracer's tables being "
+				     "full"));
+	/* A snapshot saying more stale than dropped: no more than those. */
+	s.ops[EB_OP_READ].stale = 70;
+	attribution_of(&s, "plain", &a);
+	assert_int_equal(a.aio.dropped_stale, 7);
+}
+
 /* Nothing followed, only timed: its mean, not a zero that reads as
  * -100 % against fio's clat. */
 static void test_unlinked_only(void **state)
@@ -563,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_luks2_added),
 		cmocka_unit_test(test_buffered_in_call),
 		cmocka_unit_test(test_fio_clat_of_its_side),
+		cmocka_unit_test(test_dropped_why),
 		cmocka_unit_test(test_unlinked_only),
 		cmocka_unit_test(test_unlinked_inside_io_submit),
 		cmocka_unit_test(test_reaping_of_randrw),

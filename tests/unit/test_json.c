@@ -564,6 +564,40 @@ static void test_behind_writeback_round_trip(void **state)
 	}
 }
 
+/* Async I/O's drops by why: the stale part written where any, read
+ * back, refused where more than the drops. */
+static void test_aio_dropped_stale_round_trip(void **state)
+{
+	struct fx *f = *state;
+	struct aio_result *in = &f->in->attrib[1].aio;
+	struct json_object *root, *o, *v;
+	char bad[160];
+
+	in->available = true;
+	snprintf(in->source, sizeof(in->source), "test");
+	in->ios = 1000;
+	in->dropped = 9;
+	f->in->attrib[0].aio = *in;
+	in->dropped_stale = 5;
+	assert_int_equal(report_write_json(f->in, f->dir, NULL), 0);
+	root = json_object_from_file(f->path);
+	assert_non_null(root);
+	o = at(json_object_array_get_idx(at(root, "attribution"), 0), "aio");
+	assert_false(json_object_object_get_ex(o, "dropped_stale", &v));
+	o = at(json_object_array_get_idx(at(root, "attribution"), 1), "aio");
+	assert_int_equal(json_object_get_int64(at(o, "dropped_stale")), 5);
+	json_object_object_add(o, "dropped_stale", json_object_new_int64(10));
+	snprintf(bad, sizeof(bad), "%s/bad.json", f->dir);
+	assert_int_equal(json_object_to_file(bad, root), 0);
+	json_object_put(root);
+	assert_int_equal(report_read_json(f->path, f->out), 0);
+	assert_true(f->out->attrib[1].aio.dropped == 9);
+	assert_true(f->out->attrib[1].aio.dropped_stale == 5);
+	assert_true(f->out->attrib[0].aio.dropped_stale == 0);
+	assert_int_equal(report_read_json(bad, f->out), -EINVAL);
+	unlink(bad);
+}
+
 /* The document itself: contract names, trimmed slots, null encryption. */
 static void test_document_shape(void **state)
 {
@@ -806,6 +840,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(
 			test_behind_writeback_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_aio_dropped_stale_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_traced_mean_n_round_trip,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_printed_as_written, setup,

@@ -26,6 +26,7 @@ void aio_result_of(const struct snap_aio *s, int op, struct aio_result *out)
 	out->reaped = st->reaped;
 	out->unlinked = st->unlinked;
 	out->dropped = st->dropped + st->reap_lost;
+	out->dropped_stale = st->stale < st->dropped ? st->stale : st->dropped;
 	out->unlinked_sub_ns =
 		st->unlinked_sub
 			? (double)st->unlinked_sub_ns / (double)st->unlinked_sub
@@ -612,10 +613,20 @@ void verdict_aio(const struct attribution *a, const struct attribution *b,
 				     "I/Os' mean%s",
 				     (unsigned long long)r->unlinked, in);
 	}
-	if (r->dropped)
+	if (r->dropped && !r->dropped_stale)
 		verdict_add_evidence(out,
 				     "%llu I/Os or reapings not followed (the "
 				     "tracer's tables were full)",
 				     (unsigned long long)r->dropped);
+	else if (r->dropped)
+		verdict_add_evidence(
+			out,
+			"%llu I/Os or reapings not followed: %llu whose "
+			"request was submitted anew before their completion "
+			"was seen (followed, they would have ended on the new "
+			"one's), %llu for the tracer's tables being full",
+			(unsigned long long)r->dropped,
+			(unsigned long long)r->dropped_stale,
+			(unsigned long long)(r->dropped - r->dropped_stale));
 	verdict_add_evidence(out, "source: %s", r->source);
 }

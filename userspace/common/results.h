@@ -465,6 +465,10 @@ struct aio_result {
 	bool available;
 	char source[DETAIL_LEN];
 	uint64_t ios, iouring, in_call, reaped, unlinked, dropped;
+	/* Of dropped: let go because the request was submitted anew before
+	 * the I/O's completion was seen, not for the tracer's room. Absent
+	 * from older results.json: 0. */
+	uint64_t dropped_stale;
 	double sub_ns, clat_ns, reap_ns;
 	double layer_ns[NR_LAYERS], sub_layer_ns[NR_LAYERS];
 	/* fio's own clat mean over the traced iterations' I/Os in us (each

@@ -5,6 +5,7 @@
  * (struct snap_aio), each written and read back. Both are absent from
  * files written before they existed: read as not available.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,6 +50,9 @@ struct json_object *report_aio_json(const struct aio_result *a)
 	err |= jadd_u64(o, "reaped", a->reaped);
 	err |= jadd_u64(o, "unlinked", a->unlinked);
 	err |= jadd_u64(o, "dropped", a->dropped);
+	/* Written where any, so that older recordings replay the same. */
+	if (a->dropped_stale)
+		err |= jadd_u64(o, "dropped_stale", a->dropped_stale);
 	err |= jadd_double(o, "slat_ns", a->sub_ns);
 	err |= jadd_double(o, "clat_ns", a->clat_ns);
 	err |= jadd_double(o, "reap_ns", a->reap_ns);
@@ -78,6 +82,12 @@ void report_aio_from(int *err, struct json_object *parent, struct aio_result *a)
 	jget_u64(err, o, "reaped", &a->reaped);
 	jget_u64(err, o, "unlinked", &a->unlinked);
 	jget_u64(err, o, "dropped", &a->dropped);
+	if (jhas(o, "dropped_stale")) {
+		jget_u64(err, o, "dropped_stale", &a->dropped_stale);
+		if (!*err && a->dropped_stale > a->dropped)
+			jget_fail(err, -EINVAL, "dropped_stale",
+				  "more than the I/Os dropped");
+	}
 	jget_double(err, o, "slat_ns", &a->sub_ns);
 	jget_double(err, o, "clat_ns", &a->clat_ns);
 	jget_double(err, o, "reap_ns", &a->reap_ns);
@@ -173,8 +183,8 @@ void report_snap_aio_from(int *err, struct json_object *root,
 		for (const struct u64_field *f = aio_stat_fields; f->name;
 		     f++) {
 			u = 0;
-			/* unlinked_ns, unlinked_sub*: absent from older files.
-			 */
+			/* unlinked_ns, unlinked_sub*, stale: absent from
+			 * older files. */
 			if (jhas(e, f->name))
 				jget_u64(err, e, f->name, &u);
 			*(unsigned long long *)((char *)&a->ops[op] +

@@ -98,6 +98,7 @@ static const struct u64_field aio_stat_fields[] = {
 	U64_FIELD(struct aio_stat, unlinked_sub),
 	U64_FIELD(struct aio_stat, unlinked_sub_ns),
 	U64_FIELD(struct aio_stat, dropped),
+	U64_FIELD(struct aio_stat, stale),
 	U64_FIELD(struct aio_stat, reap_lost),
 	{NULL, 0},
 };
