@@ -147,7 +147,7 @@ static void test_split(void **state)
 	struct results *r = calloc(1, sizeof(*r));
 	struct result *x;
 	struct verdict *v;
-	double read = 0, dev = 0;
+	double read = 0, dev = 0, disk[5];
 
 	(void)state;
 	assert_non_null(r);
@@ -180,6 +180,10 @@ static void test_split(void **state)
 	/* The five together: a quarter of the bytes from memory. */
 	assert_true(result_cached_pct(x) > CACHED_PCT_MAX);
 	assert_int_equal(x->nr_cached_at, 1);
+	/* What --runs auto judges while recording: the four to be kept. */
+	assert_int_equal(result_disk_samples(x, disk), 4);
+	assert_float_equal(disk[3], 4293, 0);
+	assert_float_equal(disk[2], 5006, 0);
 	result_split_cached(x);
 	assert_int_equal(x->nr_samples, 4);
 	assert_int_equal(x->nr_cached, 1);
@@ -216,6 +220,7 @@ static void test_split(void **state)
 static void test_no_split(void **state)
 {
 	struct result x;
+	double disk[4];
 
 	(void)state;
 	result(&x, "fscrypt", 4000e6, 1200e6, 3);
@@ -228,6 +233,9 @@ static void test_no_split(void **state)
 	x.cached_at[1] = 2;
 	x.cached_read_bytes = 2000e6;
 	x.cached_dev_read_bytes = 100e6;
+	/* One iteration would be left: all are the figure's, and --runs
+	 * auto judges all three. */
+	assert_int_equal(result_disk_samples(&x, disk), 3);
 	result_split_cached(&x);
 	assert_int_equal(x.nr_samples, 3);
 	assert_int_equal(x.nr_cached, 0);
@@ -241,6 +249,8 @@ static void test_no_split(void **state)
 	assert_int_equal(x.nr_cached, 0);
 	x.cached_at[0] = 0;
 	x.cached_at[1] = 2;
+	assert_int_equal(result_disk_samples(&x, disk), 2);
+	assert_float_equal(disk[1], 4, 0);
 	result_split_cached(&x);
 	assert_int_equal(x.nr_samples, 2);
 	assert_float_equal(x.samples[0], 2, 0);

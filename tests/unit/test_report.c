@@ -297,6 +297,43 @@ static void test_text_not_disk_figures(void **state)
 	free(t);
 }
 
+/* Iterations split off a read figure as cached are said under the
+ * table, once per target and job (its metrics share them), also where no
+ * verdict says it (a run without tracing); nothing where none were. */
+static void test_text_split_iterations(void **state)
+{
+	struct fx *f = *state;
+	const char *line = "luks2 randread_4k: iterations 4, 6 of 5 read over "
+			   "10 % from the page cache: not disk samples, left "
+			   "out of the figures\n";
+	size_t len;
+	char *t, *p;
+
+	t = render(f->r, &len);
+	assert_null(strstr(t, "from the page cache: not disk samples"));
+	free(t);
+	f->r->meta.tracing = false;
+	for (int i = 0; i < f->r->nr_results; i++) {
+		struct result *x = &f->r->results[i];
+
+		if (strcmp(x->target, "luks2"))
+			continue;
+		snprintf(x->job, sizeof(x->job), "randread_4k");
+		x->nr_cached = 2;
+		x->cached[0] = 26780;
+		x->cached[1] = 9948;
+		x->cached_iteration[0] = 4;
+		x->cached_iteration[1] = 6;
+	}
+	t = render(f->r, &len);
+	p = strstr(t, line);
+	if (!p)
+		fail_msg("missing \"%s\" in\n%s", line, t);
+	/* Once, though the job has more than one metric. */
+	assert_null(strstr(p + 1, line));
+	free(t);
+}
+
 /* Issue 6, item 7: cells as wide as their column ran together
  * ("0.022 +-0.0002340.179 +-0.00242"). */
 static void test_text_cells_apart(void **state)
@@ -492,6 +529,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_text_one_run, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_text_not_disk_figures,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_split_iterations,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_cells_apart, setup,
 						teardown),

@@ -236,17 +236,43 @@ bool iteration_cached(double read_bytes, double dev_bytes)
 	       cached_pct_of(read_bytes, dev_bytes) > CACHED_PCT_MAX;
 }
 
+/* Whether res's cached iterations are to be split off: some, at least
+ * two others, not split yet, their places in recording order (ascending,
+ * each a sample). */
+static bool split_applies(const struct result *res)
+{
+	int k = res->nr_cached_at, n = res->nr_samples;
+
+	if (!k || k > MAX_CACHED_SAMPLES || n - k < 2 || res->nr_cached)
+		return false;
+	for (int i = 0; i < k; i++)
+		if (res->cached_at[i] >= n ||
+		    (i && res->cached_at[i] <= res->cached_at[i - 1]))
+			return false;
+	return true;
+}
+
+int result_disk_samples(const struct result *res, double *out)
+{
+	bool split = split_applies(res);
+	int kept = 0, c = 0;
+
+	for (int i = 0; i < res->nr_samples; i++) {
+		if (split && c < res->nr_cached_at && res->cached_at[c] == i) {
+			c++;
+			continue;
+		}
+		out[kept++] = res->samples[i];
+	}
+	return kept;
+}
+
 void result_split_cached(struct result *res)
 {
 	int k = res->nr_cached_at, n = res->nr_samples, kept = 0, c = 0;
 
-	if (!k || k > MAX_CACHED_SAMPLES || n - k < 2 || res->nr_cached)
+	if (!split_applies(res))
 		return;
-	/* Places in recording order: ascending, each a sample. */
-	for (int i = 0; i < k; i++)
-		if (res->cached_at[i] >= n ||
-		    (i && res->cached_at[i] <= res->cached_at[i - 1]))
-			return;
 	for (int i = 0; i < n; i++) {
 		if (c < k && res->cached_at[c] == i) {
 			res->cached[c] = res->samples[i];

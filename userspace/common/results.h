@@ -242,6 +242,11 @@ bool iteration_cached(double read_bytes, double dev_bytes);
  * were not cached; otherwise nothing moves and the figure stays cached
  * (or disk) as a whole. Before the statistics. */
 void result_split_cached(struct result *res);
+/* The samples res's figure keeps once result_split_cached has run (the
+ * cached iterations out where they will be split off, else all), into
+ * out[] (room for res->nr_samples); their count. What --runs auto judges
+ * while recording. */
+int result_disk_samples(const struct result *res, double *out);
 
 struct comparison {
 	char baseline[NAME_LEN];

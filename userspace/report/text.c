@@ -368,6 +368,53 @@ static bool traced_apart(const struct results *r, const char *wl)
 	return false;
 }
 
+/* Was x's split said already, by an earlier metric of its target and job
+ * (they share the iterations)? */
+static bool split_said(const struct results *r, int i)
+{
+	const struct result *x = &r->results[i];
+
+	for (int k = 0; k < i; k++) {
+		const struct result *y = &r->results[k];
+
+		if (y->nr_cached > 0 && !strcmp(y->workload, x->workload) &&
+		    !strcmp(y->target, x->target) && !strcmp(y->job, x->job))
+			return true;
+	}
+	return false;
+}
+
+/* The iterations split off wl's read figures as cached
+ * (result_split_cached), once per target and job: "fscrypt randread_4k:
+ * iterations 4, 5 of 5 read over 10 % from the page cache: ...". The
+ * job's verdict says it too, but a run without tracing has none. */
+static void print_split(const struct results *r, const char *wl, FILE *out)
+{
+	for (int i = 0; i < r->nr_results && i < MAX_RESULTS; i++) {
+		const struct result *x = &r->results[i];
+		int n = x->nr_cached < MAX_CACHED_SAMPLES ? x->nr_cached
+							  : MAX_CACHED_SAMPLES;
+		char which[DETAIL_LEN] = "";
+
+		if (x->nr_cached <= 0 || strcmp(x->workload, wl) ||
+		    split_said(r, i))
+			continue;
+		for (int c = 0; c < n; c++) {
+			size_t l = strlen(which);
+
+			snprintf(which + l, sizeof(which) - l, "%s%d",
+				 c ? ", " : "", x->cached_iteration[c]);
+		}
+		fprintf(out,
+			"%s%s%s: iteration%s %s of %d read over %.0f %% from the "
+			"page cache: not disk samples, left out of the "
+			"figures\n",
+			x->target, x->job[0] ? " " : "", x->job,
+			x->nr_cached > 1 ? "s" : "", which,
+			x->nr_cached + x->nr_samples, CACHED_PCT_MAX);
+	}
+}
+
 void report_print_workload(const struct results *r, const char *wl, FILE *out,
 			   bool full)
 {
@@ -408,6 +455,7 @@ void report_print_workload(const struct results *r, const char *wl, FILE *out,
 		    (!k || !same_child(r, &t, wl, metrics[k - 1], metrics[k])))
 			rusage |= print_rusage_rows(r, &t, wl, metrics[k], out);
 	}
+	print_split(r, wl, out);
 	if (nr_targets(r) < 2)
 		return;
 	if (!full) {

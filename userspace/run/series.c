@@ -134,20 +134,27 @@ static void record_sample(struct results *r, const struct target *t,
 }
 
 /* --runs auto: has every metric of this part of the workload on this
- * target a relative standard error under the wanted one? */
+ * target at least min samples and a relative standard error under the
+ * wanted one? Over the samples its figure will keep: an iteration read
+ * from the page cache, to be split off (result_split_cached), is none. */
 static bool all_stable(const struct results *r, const struct target *t,
 		       const char *workload, const struct metric_def *defs,
-		       const struct workload_phase *ph, double pct)
+		       const struct workload_phase *ph, int min, double pct)
 {
+	static double disk[MAX_SAMPLES];
+
 	for (int i = 0; i < r->nr_results; i++) {
 		const struct result *x = &r->results[i];
 		bool ours = false;
+		int n;
 
 		for (int m = ph->first; m < ph->first + ph->n && !ours; m++)
 			ours = !strcmp(x->metric.name, defs[m].name);
-		if (ours && !strcmp(x->target, t->info.name) &&
-		    !strcmp(x->workload, workload) &&
-		    !runs_stable(x->samples, x->nr_samples, pct))
+		if (!ours || strcmp(x->target, t->info.name) ||
+		    strcmp(x->workload, workload))
+			continue;
+		n = result_disk_samples(x, disk);
+		if (n < min || !runs_stable(disk, n, pct))
 			return false;
 	}
 	return true;
@@ -524,11 +531,12 @@ static int run_series(struct run_ctx *ctx, struct series *z)
 			continue;
 		}
 		z->done_u++;
-		z->stable = (cfg->runs_auto && z->done_u >= cfg->min_runs &&
-			     all_stable(ctx->r, z->t, z->w->name, z->defs,
-					z->ph, cfg->stable_pct)) ||
-			    (ctx->enough &&
-			     ctx->enough(ctx, z->t, z->w->name, z->done_u));
+		z->stable =
+			(cfg->runs_auto && z->done_u >= cfg->min_runs &&
+			 all_stable(ctx->r, z->t, z->w->name, z->defs, z->ph,
+				    cfg->min_runs, cfg->stable_pct)) ||
+			(ctx->enough &&
+			 ctx->enough(ctx, z->t, z->w->name, z->done_u));
 	}
 	return err;
 }
