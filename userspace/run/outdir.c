@@ -210,11 +210,19 @@ int output_check(const char *given, struct output_dir *o)
 		rc = refuse_if_locked(o->path, o->lock);
 		if (rc)
 			return rc;
-		/* Nothing of anyone's is ever overwritten. */
-		if (dir_has_entries(o->path, NULL))
+		/* Nothing of anyone's is ever overwritten. A run that
+		 * claimed the folder since the look above has put its lock
+		 * there first (output_claim): name it, not the entries its
+		 * claim made (CI, 2026-12-06: test_two_runs_one_output's
+		 * second run said "is not empty"). */
+		if (dir_has_entries(o->path, NULL)) {
+			rc = refuse_if_locked(o->path, o->lock);
+			if (rc)
+				return rc;
 			RUN_BAD("output folder '%s' is not empty: choose a "
 				"new or empty one (nothing is overwritten)",
 				o->path);
+		}
 	}
 	return dir_check_writable("output folder", existing);
 }
