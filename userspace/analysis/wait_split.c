@@ -11,6 +11,17 @@
 
 #include "analysis.h"
 
+/* part of ns in the proportion w / sum, rounded. */
+static uint64_t share_of(uint64_t ns, uint64_t w, uint64_t sum)
+{
+	uint64_t v;
+
+	if (!sum)
+		return 0;
+	v = (uint64_t)((double)ns * (double)w / (double)sum + 0.5);
+	return v > ns ? ns : v;
+}
+
 /* cpu-wait that ended on a CPU leaving idle is no task's (idle CPUs are
  * never sampled as holders); the rest is split in the proportion of the
  * samples of what ran instead; with no sample, all of it behind
@@ -43,15 +54,8 @@ static void split_cpu_wait(const struct wait_stat *w, struct wait_result *out)
 		w->behind_wb_samples < w->behind_samples[NR_WORKER_KINDS]
 			? w->behind_wb_samples
 			: w->behind_samples[NR_WORKER_KINDS];
-	if (out->behind_wb_samples)
-		out->cpu_wait_wb_ns =
-			(uint64_t)((double)rest *
-					   (double)out->behind_wb_samples /
-					   (double)w->behind_samples
-						   [NR_WORKER_KINDS] +
-				   0.5);
-	if (out->cpu_wait_wb_ns > rest)
-		out->cpu_wait_wb_ns = rest;
+	out->cpu_wait_wb_ns = share_of(rest, out->behind_wb_samples,
+				       w->behind_samples[NR_WORKER_KINDS]);
 }
 
 /*
@@ -84,17 +88,6 @@ static void writeback_from(const struct wait_counts *ws, int op,
 	out->writeback.runq_ns = ws->ops[op].wb_runq_ns;
 	out->writeback.crypt_ns = crypt;
 	out->writeback.fs_ns = on - crypt;
-}
-
-/* part of ns in the proportion w / sum, rounded. */
-static uint64_t share_of(uint64_t ns, uint64_t w, uint64_t sum)
-{
-	uint64_t v;
-
-	if (!sum)
-		return 0;
-	v = (uint64_t)((double)ns * (double)w / (double)sum + 0.5);
-	return v > ns ? ns : v;
 }
 
 /*
