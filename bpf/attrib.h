@@ -261,6 +261,14 @@ struct wait_stat {
 	 * holding the CPU: a writer runnable behind the writeback it waits
 	 * for. */
 	unsigned long long behind_wb_samples;
+	/* The part of wb_oncpu_ns, wb_runq_ns, wb_blocked_ns and
+	 * wb_blocked_layer_ns that was jbd2 committing the target's
+	 * journal: what a caller jbd2 woke (jbd2_waker_ns) waited for. A
+	 * flusher blocked meanwhile on something no chain tells is not in
+	 * it (test_vm_truth: a plain fsync's dm-delay hold half told as the
+	 * device in 2 runs of 7, shared out with the whole of writeback). */
+	unsigned long long jbd2_oncpu_ns, jbd2_runq_ns, jbd2_blocked_ns;
+	unsigned long long jbd2_blocked_layer_ns[NR_LAYERS];
 };
 
 /* worker_funcs values: enum worker_kind in the low byte, a flavour above

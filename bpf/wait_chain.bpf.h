@@ -116,33 +116,47 @@ static __always_inline void split_chain(struct wait_stat *w, __u64 from,
  * blocked from `from` to `to` and is woken now by this thread: if the
  * waker's chain says what it waited for -- a crypto worker's item, or a
  * completion of the target's request -- split it along that chain into
- * wb_blocked_layer_ns, as a caller's. All of it is wb_blocked_ns.
+ * wb_blocked_layer_ns, as a caller's (jbd2's also into
+ * jbd2_blocked_layer_ns). All of it is wb_blocked_ns.
  */
-static __always_inline void split_wb_blocked(__u64 from, __u64 to)
+static __always_inline void split_wb_blocked(__u32 how, __u64 from, __u64 to)
 {
 	__u32 waker = (__u32)bpf_get_current_pid_tgid(), zero = 0;
 	struct wait_stat *w = wait_stat_of(EB_OP_WRITE);
+	unsigned long long part[NR_LAYERS] = {};
 	struct served_worker *wk;
 	struct done_rec *d;
+	bool chained = false;
 
 	if (!w || to <= from)
 		return;
-	__sync_fetch_and_add(&w->wb_blocked_ns, to - from);
+	wb_add_blocked(how, to - from);
 	wk = pid_may(waker, PID_WORKER) ? bpf_map_lookup_elem(&workers, &waker)
 					: NULL;
 	if (wk && wk->kind == WORKER_CRYPT + 1) {
 		struct io_times io = wk->io;
 
-		split_chain_to(w->wb_blocked_layer_ns, NULL, from, to, &io,
+		split_chain_to(part, NULL, from, to, &io,
 			       wk->queued ?: wk->exec, wk->exec);
-		return;
-	}
-	d = bpf_map_lookup_elem(&done, &zero);
-	if (d && d->valid && d->pid == waker) {
-		struct io_times io = d->io;
+		chained = true;
+	} else {
+		d = bpf_map_lookup_elem(&done, &zero);
+		if (d && d->valid && d->pid == waker) {
+			struct io_times io = d->io;
 
-		split_chain_to(w->wb_blocked_layer_ns, NULL, from, to, &io, 0,
-			       0);
+			split_chain_to(part, NULL, from, to, &io, 0, 0);
+			chained = true;
+		}
+	}
+	if (!chained)
+		return;
+	for (int l = 0; l < NR_LAYERS; l++) {
+		if (!part[l])
+			continue;
+		__sync_fetch_and_add(&w->wb_blocked_layer_ns[l], part[l]);
+		if (how == WB_JOURNAL)
+			__sync_fetch_and_add(&w->jbd2_blocked_layer_ns[l],
+					     part[l]);
 	}
 }
 

@@ -302,7 +302,7 @@ static __always_inline void wb_mark(__u32 how, __u64 pending, __u64 now)
 		bpf_map_update_elem(&workers, &tid, &init, BPF_NOEXIST);
 	}
 	if (pending)
-		wb_add(true, pending);
+		wb_add(how, true, pending);
 }
 
 /*
@@ -428,7 +428,7 @@ static __always_inline void wait_execute_end(struct served_worker *wk,
 
 	if (wk->writeback) {
 		if (wk->on && now > wk->last)
-			wb_add(false, now - wk->last);
+			wb_add(wk->writeback, false, now - wk->last);
 		/* Its run-queue waits were the flusher's, not before an
 		 * item of ours. */
 		wk->writeback = 0;

@@ -56,7 +56,7 @@ static __always_inline int on_sched_waking(__u64 *ctx, bool btf)
 		wk->woke = now;
 		/* Its waker may say what it waited for. */
 		if (wk->writeback && wk->blocked)
-			split_wb_blocked(wk->blocked, now);
+			split_wb_blocked(wk->writeback, wk->blocked, now);
 		wk->blocked = 0;
 	}
 	if (!t || t->state != THR_BLOCKED)
@@ -144,7 +144,7 @@ static __always_inline int on_sched_switch(__u64 *ctx, bool btf)
 			worker_oncpu(worker_stat_of(wk->thread_kind - 1),
 				     now - wk->last);
 		else if (wk->writeback && wk->on && now > wk->last)
-			wb_add(false, now - wk->last);
+			wb_add(wk->writeback, false, now - wk->last);
 		wk->on = 0;
 		wk->woke = runnable ? now : 0;
 		if (wk->wb_until_sleep && !runnable) {
@@ -191,14 +191,14 @@ static __always_inline int on_sched_switch(__u64 *ctx, bool btf)
 				worker_runq(worker_stat_of(wk->thread_kind - 1),
 					    ns, from_idle);
 			else if (wk->writeback)
-				wb_add(true, ns);
+				wb_add(wk->writeback, true, ns);
 			else
 				wk->pending = ns;
 			wk->pending_idle = from_idle;
 		}
 		/* Running again without a waking we saw. */
 		if (wk->writeback && wk->blocked && now > wk->blocked)
-			wb_add_blocked(now - wk->blocked);
+			wb_add_blocked(wk->writeback, now - wk->blocked);
 		wk->blocked = 0;
 		wk->woke = 0;
 		wk->on = 1;

@@ -318,26 +318,35 @@ static __always_inline void worker_runq(struct worker_stat *ws, __u64 ns,
 }
 
 /* A writeback worker's time on a CPU or runnable while it wrote the
- * target back (ns > 0). */
-static __always_inline void wb_add(bool runnable, __u64 ns)
+ * target back (ns > 0); how: its enum wb_worker (jbd2's apart too). */
+static __always_inline void wb_add(__u32 how, bool runnable, __u64 ns)
+{
+	struct wait_stat *w = wait_stat_of(EB_OP_WRITE);
+	bool journal = how == WB_JOURNAL;
+
+	if (!w)
+		return;
+	if (runnable) {
+		__sync_fetch_and_add(&w->wb_runq_ns, ns);
+		if (journal)
+			__sync_fetch_and_add(&w->jbd2_runq_ns, ns);
+	} else {
+		__sync_fetch_and_add(&w->wb_oncpu_ns, ns);
+		if (journal)
+			__sync_fetch_and_add(&w->jbd2_oncpu_ns, ns);
+	}
+}
+
+/* ...blocked while it wrote the target back. */
+static __always_inline void wb_add_blocked(__u32 how, __u64 ns)
 {
 	struct wait_stat *w = wait_stat_of(EB_OP_WRITE);
 
 	if (!w)
 		return;
-	if (runnable)
-		__sync_fetch_and_add(&w->wb_runq_ns, ns);
-	else
-		__sync_fetch_and_add(&w->wb_oncpu_ns, ns);
-}
-
-/* ...blocked while it wrote the target back. */
-static __always_inline void wb_add_blocked(__u64 ns)
-{
-	struct wait_stat *w = wait_stat_of(EB_OP_WRITE);
-
-	if (w)
-		__sync_fetch_and_add(&w->wb_blocked_ns, ns);
+	__sync_fetch_and_add(&w->wb_blocked_ns, ns);
+	if (how == WB_JOURNAL)
+		__sync_fetch_and_add(&w->jbd2_blocked_ns, ns);
 }
 
 static __always_inline bool stack_count_add(struct stack_key *k, __u64 v)

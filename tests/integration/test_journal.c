@@ -229,6 +229,8 @@ static void test_waits_for_the_commits_are_followed(void **state)
 			       "jbd2's commits followed"));
 	assert_true(commits >= WRITES * 9 / 10);
 	assert_true(json_object_get_boolean(get(u, "shared")));
+	/* ...by jbd2's own time, not with the flusher's meanwhile. */
+	assert_true(json_object_get_boolean(get(u, "journal_by_jbd2")));
 	assert_true(per_write_us >= 0.4 * avg_commit_us);
 	assert_true(per_write_us <= 3.0 * avg_commit_us + 200);
 }

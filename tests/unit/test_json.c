@@ -277,6 +277,8 @@ static void cmp_attrib(const struct attribution *a, const struct attribution *b)
 			    sizeof(a->wait.writeback));
 	assert_true(a->wait.behind_wb_samples == b->wait.behind_wb_samples);
 	assert_true(a->wait.cpu_wait_wb_ns == b->wait.cpu_wait_wb_ns);
+	assert_memory_equal(&a->wait.unwoken, &b->wait.unwoken,
+			    sizeof(a->wait.unwoken));
 }
 
 static void cmp_results(const struct results *a, const struct results *b)
@@ -521,6 +523,32 @@ static void test_traced_mean_n_round_trip(void **state)
 		assert_int_equal(report_read_json(bad, f->out), -EINVAL);
 		unlink(bad);
 	}
+}
+
+/* A journal wait shared out by jbd2's own time: said where it was (a
+ * file from before reads the same), read back. */
+static void test_journal_by_jbd2_round_trip(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *root, *w, *v;
+
+	f->in->attrib[1].wait.unwoken.shared = true;
+	f->in->attrib[1].wait.unwoken.journal_by_jbd2 = true;
+	f->in->attrib[1].wait.unwoken.journal_ns = 250000000;
+	f->in->attrib[1].wait.unwoken.blocked_ns[LAYER_DM] = 250000000;
+	assert_int_equal(report_write_json(f->in, f->dir, NULL), 0);
+	root = json_object_from_file(f->path);
+	assert_non_null(root);
+	w = at(json_object_array_get_idx(at(root, "attribution"), 0), "wait");
+	assert_false(json_object_object_get_ex(at(w, "unwoken"),
+					       "journal_by_jbd2", &v));
+	w = at(json_object_array_get_idx(at(root, "attribution"), 1), "wait");
+	assert_true(json_object_get_boolean(
+		at(at(w, "unwoken"), "journal_by_jbd2")));
+	json_object_put(root);
+	assert_int_equal(report_read_json(f->path, f->out), 0);
+	cmp_results(f->in, f->out);
+	assert_true(f->out->attrib[1].wait.unwoken.journal_by_jbd2);
 }
 
 /* The part of cpu-wait behind the target's writeback workers: written
@@ -840,6 +868,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(
 			test_behind_writeback_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal_by_jbd2_round_trip,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_aio_dropped_stale_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_traced_mean_n_round_trip,

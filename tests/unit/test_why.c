@@ -193,6 +193,62 @@ static void test_share_unwoken(void **state)
 	assert_null(strstr(r.source, "no useful waker"));
 }
 
+/*
+ * test_vm_truth's plain fsync in 2 runs of 7: jbd2 committed under a
+ * dm-delay hold (250 ms blocked, all of it dm by its wakers' chains)
+ * while the flusher was blocked as long on something no chain told. The
+ * fsync's 250 ms wait on jbd2, shared out with the whole of writeback,
+ * came out half dm, half device; by jbd2's own time, all dm.
+ */
+static void test_share_journal_by_jbd2(void **state)
+{
+	struct wait_counts ws;
+	struct wait_stat *wb = &ws.ops[EB_OP_WRITE], *sync;
+	struct wait_result r;
+
+	(void)state;
+	snap_writes(&ws, 4, 0, 2 * MS, 10, 0, 0, 500 * MS);
+	wb->wb_blocked_layer_ns[LAYER_DM] = 250 * MS;
+	sync = &ws.ops[EB_OP_SYNC];
+	sync->syscalls = 1;
+	sync->wb_waker_ns = sync->jbd2_waker_ns = 250 * MS;
+	sync->total_ns = 250 * MS;
+	/* Older snapshots keep no jbd2 part: shared out with the whole,
+	 * as before (half of it device). */
+	wait_result_from(&ws, EB_OP_SYNC, &r);
+	assert_false(r.unwoken.journal_by_jbd2);
+	assert_true(r.ns[LAYER_DEVICE] > 120 * MS);
+	assert_true(r.ns[LAYER_DM] < 130 * MS);
+	assert_int_equal(wait_sum_ns(&r), r.total_ns);
+	/* jbd2's part kept apart: 1 ms on a CPU, 250 ms blocked, all dm. */
+	wb->jbd2_oncpu_ns = 1 * MS;
+	wb->jbd2_blocked_ns = 250 * MS;
+	wb->jbd2_blocked_layer_ns[LAYER_DM] = 250 * MS;
+	wait_result_from(&ws, EB_OP_SYNC, &r);
+	assert_true(r.unwoken.journal_by_jbd2);
+	assert_int_equal(r.unwoken.journal_ns, 250 * MS);
+	/* 250 ms by 1 + 250 ms: 249.0 dm, 1.0 fs, none device. */
+	assert_in_range(r.ns[LAYER_DM], 248900 * US, 249100 * US);
+	assert_in_range(r.ns[LAYER_FS], 900 * US, 1100 * US);
+	assert_int_equal(r.ns[LAYER_DEVICE], 0);
+	assert_int_equal(wait_sum_ns(&r), r.total_ns);
+	/* What the flusher woke is still shared out with the whole. */
+	sync->wb_waker_ns = 300 * MS;
+	sync->total_ns = 300 * MS;
+	wait_result_from(&ws, EB_OP_SYNC, &r);
+	assert_int_equal(r.unwoken.flusher_ns, 50 * MS);
+	/* 50 ms by 2 + 500 ms: 49.8 blocked, half dm, half device. */
+	assert_in_range(r.ns[LAYER_DEVICE], 24800 * US, 25000 * US);
+	assert_int_equal(wait_sum_ns(&r), r.total_ns);
+	/* A bad snapshot whose jbd2 part exceeds the whole: no more than
+	 * the whole is jbd2's, and the parts still add up. */
+	wb->jbd2_blocked_ns = 900 * MS;
+	wb->jbd2_blocked_layer_ns[LAYER_DM] = 900 * MS;
+	wait_result_from(&ws, EB_OP_SYNC, &r);
+	assert_int_equal(wait_sum_ns(&r), r.total_ns);
+	assert_true(r.ns[LAYER_DM] <= r.total_ns);
+}
+
 /* A waker that says nothing is shared out for any op, by op write's
  * writeback; a waker in crypto code stays crypt, the rest fs. */
 static void test_silent_waker_share(void **state)
@@ -392,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_reasons),
 		cmocka_unit_test(test_silent_wakers),
 		cmocka_unit_test(test_share_unwoken),
+		cmocka_unit_test(test_share_journal_by_jbd2),
 		cmocka_unit_test(test_silent_waker_share),
 		cmocka_unit_test(test_verdict_waits_for_writeback),
 		cmocka_unit_test(test_verdict_runnable_behind_writeback),

@@ -91,30 +91,65 @@ static void writeback_from(const struct wait_counts *ws, int op,
 }
 
 /*
- * The blocked part of the unwoken time, split as the writeback workers'
- * blocked time was by its wakers' chains (a completion of the target's
- * request: dm-delay's hold on a journal write is dm's, not the device's);
- * what no chain told is device, as ever: their requests, request slots.
+ * What a group of the target's writeback workers did over the phase (op
+ * write's counters): on a CPU (crypt_on of it in cipher code, by the
+ * samples), runnable, and blocked (layer[]: the part their wakers'
+ * chains told, by layer; the rest is device).
  */
-static void share_blocked(const struct wait_stat *wb, uint64_t blocked,
+struct wb_pool {
+	uint64_t on, crypt_on, runq, blocked;
+	const unsigned long long *layer;
+};
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * The blocked part of the unwoken time, split as the pool's blocked time
+ * was by its wakers' chains (a completion of the target's request:
+ * dm-delay's hold on a journal write is dm's, not the device's); what no
+ * chain told is device, as ever: their requests, request slots.
+ */
+static void share_blocked(const struct wb_pool *p, uint64_t blocked,
 			  struct wait_result *out)
 {
 	uint64_t left = blocked, part;
 
 	for (int l = LAYER_FS; l < NR_LAYERS; l++) {
-		if (l == LAYER_DEVICE || !wb->wb_blocked_layer_ns[l])
+		if (l == LAYER_DEVICE || !p->layer[l])
 			continue;
-		part = share_of(blocked, wb->wb_blocked_layer_ns[l],
-				wb->wb_blocked_ns);
+		part = share_of(blocked, p->layer[l], p->blocked);
 		if (part > left)
 			part = left;
-		out->unwoken.blocked_ns[l] = part;
+		out->unwoken.blocked_ns[l] += part;
 		out->ns[l] += part;
 		left -= part;
 	}
-	out->unwoken.blocked_ns[LAYER_DEVICE] = left;
-	out->unwoken.device_ns = left;
+	out->unwoken.blocked_ns[LAYER_DEVICE] += left;
+	out->unwoken.device_ns += left;
 	out->ns[LAYER_DEVICE] += left;
+}
+
+/* ns shared out in the proportion of what pool p did (its sum, > 0).
+ * Rounding goes to fs, so the parts add up to ns. */
+static void pool_share(const struct wb_pool *p, uint64_t sum, uint64_t ns,
+		       struct wait_result *out)
+{
+	uint64_t crypt = share_of(ns, p->crypt_on, sum);
+	uint64_t runq = share_of(ns, p->runq, sum);
+	uint64_t blocked = share_of(ns, p->blocked, sum);
+
+	if (crypt + runq > ns - blocked)
+		runq = ns - blocked - crypt;
+	out->unwoken.crypt_ns += crypt;
+	out->unwoken.runq_ns += runq;
+	out->unwoken.fs_ns += ns - crypt - runq - blocked;
+	out->ns[LAYER_CRYPT] += crypt;
+	out->ns[LAYER_FS] += ns - crypt - runq - blocked;
+	out->ns[LAYER_CPU_WAIT] += runq;
+	share_blocked(p, blocked, out);
 }
 
 /*
@@ -126,18 +161,29 @@ static void share_blocked(const struct wait_stat *wb, uint64_t blocked,
  * writeback workers' time over the phase (op write's counters, whatever op
  * waited): on a CPU in cipher code and in the file system (by their samples),
  * runnable, and blocked (split as the workers' own blocked time was, by its
- * wakers' chains: share_blocked). Writeback not seen: all of it fs. Rounding
- * goes to fs, so the parts add up to the time.
+ * wakers' chains: share_blocked). The part jbd2 woke is shared out by
+ * jbd2's own time alone where it was kept apart (a flusher blocked
+ * meanwhile on something else is not what a commit's waiter waited
+ * for). Writeback not seen: all of it fs.
  */
 static void share_unwoken(const struct wait_counts *ws, int op,
 			  uint64_t silent_ns, struct wait_result *out)
 {
 	const struct wait_stat *wb = &ws->ops[EB_OP_WRITE];
 	uint64_t ns = ws->ops[op].wb_waker_ns + silent_ns;
-	uint64_t on = wb->wb_oncpu_ns, n = ws->wb_samples[EB_OP_WRITE];
-	uint64_t k = ws->wb_crypt_samples[EB_OP_WRITE], crypt_on = 0, sum;
-	uint64_t blocked;
-	uint64_t journal = ws->ops[op].jbd2_waker_ns;
+	uint64_t n = ws->wb_samples[EB_OP_WRITE];
+	uint64_t k = ws->wb_crypt_samples[EB_OP_WRITE];
+	uint64_t journal = ws->ops[op].jbd2_waker_ns, sum, jsum;
+	struct wb_pool all = {.on = wb->wb_oncpu_ns,
+			      .runq = wb->wb_runq_ns,
+			      .blocked = wb->wb_blocked_ns,
+			      .layer = wb->wb_blocked_layer_ns};
+	/* jbd2's part, no more than the whole (a bad snapshot). */
+	struct wb_pool jbd2 = {
+		.on = min_u64(wb->jbd2_oncpu_ns, wb->wb_oncpu_ns),
+		.runq = min_u64(wb->jbd2_runq_ns, wb->wb_runq_ns),
+		.blocked = min_u64(wb->jbd2_blocked_ns, wb->wb_blocked_ns),
+		.layer = wb->jbd2_blocked_layer_ns};
 
 	/* jbd2's wakeups are a part of the writeback workers'. */
 	if (journal > ws->ops[op].wb_waker_ns)
@@ -147,26 +193,25 @@ static void share_unwoken(const struct wait_counts *ws, int op,
 	out->unwoken.other_ns = silent_ns;
 	if (!ns)
 		return;
-	if (ws->wb_sampled && n)
-		crypt_on = share_of(on, k < n ? k : n, n);
-	sum = on + wb->wb_runq_ns + wb->wb_blocked_ns;
+	if (ws->wb_sampled && n) {
+		all.crypt_on = share_of(all.on, k < n ? k : n, n);
+		jbd2.crypt_on = share_of(jbd2.on, k < n ? k : n, n);
+	}
+	sum = all.on + all.runq + all.blocked;
 	if (!sum) {
 		out->unwoken.fs_ns = ns;
 		out->ns[LAYER_FS] += ns;
 		return;
 	}
 	out->unwoken.shared = true;
-	out->unwoken.crypt_ns = share_of(ns, crypt_on, sum);
-	out->unwoken.runq_ns = share_of(ns, wb->wb_runq_ns, sum);
-	blocked = share_of(ns, wb->wb_blocked_ns, sum);
-	if (out->unwoken.crypt_ns + out->unwoken.runq_ns > ns - blocked)
-		out->unwoken.runq_ns = ns - blocked - out->unwoken.crypt_ns;
-	out->unwoken.fs_ns =
-		ns - out->unwoken.crypt_ns - out->unwoken.runq_ns - blocked;
-	out->ns[LAYER_CRYPT] += out->unwoken.crypt_ns;
-	out->ns[LAYER_FS] += out->unwoken.fs_ns;
-	out->ns[LAYER_CPU_WAIT] += out->unwoken.runq_ns;
-	share_blocked(wb, blocked, out);
+	jsum = jbd2.on + jbd2.runq + jbd2.blocked;
+	if (journal && jsum) {
+		out->unwoken.journal_by_jbd2 = true;
+		pool_share(&jbd2, jsum, journal, out);
+		ns -= journal;
+	}
+	if (ns)
+		pool_share(&all, sum, ns, out);
 }
 
 /* Why the caller blocked, and what of its blocked time the stacks do

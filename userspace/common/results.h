@@ -435,9 +435,10 @@ struct wait_result {
 	 * time was split by its wakers' chains; device_ns its device part,
 	 * where what no chain told goes). shared: the workers were seen,
 	 * else all of it is in fs. blocked_ns absent from older
-	 * results.json: all device_ns. */
+	 * results.json: all device_ns. journal_by_jbd2: journal_ns was
+	 * shared out by jbd2's own time alone (its part kept apart). */
 	struct {
-		bool shared;
+		bool shared, journal_by_jbd2;
 		uint64_t flusher_ns, journal_ns, other_ns;
 		uint64_t crypt_ns, fs_ns, runq_ns, device_ns;
 		uint64_t blocked_ns[NR_LAYERS];

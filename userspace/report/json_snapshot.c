@@ -15,16 +15,30 @@
 #include "report_priv.h"
 #include "snapshot_fields.h"
 
+static unsigned long long u64_at(const void *base, const struct u64_field *f)
+{
+	return *(const unsigned long long *)((const char *)base + f->offset);
+}
+
 static int add_u64_fields(struct json_object *o, const struct u64_field *f,
 			  const void *base)
 {
 	int err = 0;
 
 	for (; f->name; f++)
-		err |= jadd_u64(
-			o, f->name,
-			*(const unsigned long long *)((const char *)base +
-						      f->offset));
+		err |= jadd_u64(o, f->name, u64_at(base, f));
+	return err;
+}
+
+/* Only the nonzero ones: fields newer than recordings kept as tests. */
+static int add_u64_fields_nonzero(struct json_object *o,
+				  const struct u64_field *f, const void *base)
+{
+	int err = 0;
+
+	for (; f->name; f++)
+		if (u64_at(base, f))
+			err |= jadd_u64(o, f->name, u64_at(base, f));
 	return err;
 }
 
@@ -122,6 +136,14 @@ static struct json_object *wait_op_json(const struct wait_stat *w)
 	 * recordings read and write back the same. */
 	if (w->behind_wb_samples)
 		err |= jadd_u64(o, "behind_wb_samples", w->behind_wb_samples);
+	err |= add_u64_fields_nonzero(o, wait_stat_jbd2_fields, w);
+	if (w->jbd2_blocked_ns) {
+		ns = json_object_new_object();
+		for (int l = LAYER_FS; ns && l < NR_LAYERS; l++)
+			err |= jadd_u64(ns, layer_name(l),
+					w->jbd2_blocked_layer_ns[l]);
+		err |= jadd(o, "jbd2_blocked_layer_ns", ns);
+	}
 	return jbuilt(o, err);
 }
 

@@ -147,6 +147,20 @@ static void wait_op_from(int *err, struct json_object *o, struct wait_stat *w)
 	 * other tasks, and where none held a caller's CPU: 0. */
 	if (jhas(o, "behind_wb_samples"))
 		get_ull(err, o, "behind_wb_samples", &w->behind_wb_samples);
+	/* Absent before jbd2's part was kept apart, and where jbd2 did
+	 * nothing for the target: 0, the whole of writeback shares. */
+	for (const struct u64_field *f = wait_stat_jbd2_fields; f->name; f++)
+		if (jhas(o, f->name))
+			get_ull(err, o, f->name,
+				(unsigned long long *)((char *)w + f->offset));
+	if (jhas(o, "jbd2_blocked_layer_ns")) {
+		ns = jget_object(err, o, "jbd2_blocked_layer_ns");
+		jctx_push("jbd2_blocked_layer_ns", -1);
+		for (int l = LAYER_FS; l < NR_LAYERS; l++)
+			get_ull(err, ns, layer_name(l),
+				&w->jbd2_blocked_layer_ns[l]);
+		jctx_pop();
+	}
 	/* Absent before the writeback workers' blocked time was split by
 	 * its wakers' chains: none of it was. */
 	if (!jhas(o, "wb_blocked_layer_ns"))

@@ -38,6 +38,9 @@ static struct json_object *unwoken_json(const struct wait_result *w)
 	int err = !o;
 
 	err |= jadd_bool(o, "shared", w->unwoken.shared);
+	/* Newer (2026-12-07): written where set, older files unchanged. */
+	if (w->unwoken.journal_by_jbd2)
+		err |= jadd_bool(o, "journal_by_jbd2", true);
 	err |= jadd_u64(o, "flusher_ns", w->unwoken.flusher_ns);
 	err |= jadd_u64(o, "journal_ns", w->unwoken.journal_ns);
 	err |= jadd_u64(o, "other_ns", w->unwoken.other_ns);
@@ -91,6 +94,9 @@ void report_why_from(int *err, struct json_object *o, struct wait_result *w)
 	ks = jhas(o, "unwoken") ? jget_object(err, o, "unwoken") : NULL;
 	if (ks) {
 		jget_bool(err, ks, "shared", &w->unwoken.shared);
+		if (jhas(ks, "journal_by_jbd2"))
+			jget_bool(err, ks, "journal_by_jbd2",
+				  &w->unwoken.journal_by_jbd2);
 		jget_u64(err, ks, "flusher_ns", &w->unwoken.flusher_ns);
 		if (jhas(ks, "journal_ns"))
 			jget_u64(err, ks, "journal_ns", &w->unwoken.journal_ns);

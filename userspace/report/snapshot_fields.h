@@ -83,6 +83,16 @@ static const struct u64_field wait_stat_why_fields[] = {
 	{NULL, 0},
 };
 
+/* Newer still (2026-12-07: jbd2's part of the writeback workers' time,
+ * what a caller jbd2 woke is shared out by): written only where
+ * nonzero, so that older recordings read and write back the same. */
+static const struct u64_field wait_stat_jbd2_fields[] = {
+	U64_FIELD(struct wait_stat, jbd2_oncpu_ns),
+	U64_FIELD(struct wait_stat, jbd2_runq_ns),
+	U64_FIELD(struct wait_stat, jbd2_blocked_ns),
+	{NULL, 0},
+};
+
 /* struct aio_stat, ns[] and ns_sub[] apart. */
 static const struct u64_field aio_stat_fields[] = {
 	U64_FIELD(struct aio_stat, ios),
