@@ -38,7 +38,7 @@ static struct json_object *unwoken_json(const struct wait_result *w)
 	int err = !o;
 
 	err |= jadd_bool(o, "shared", w->unwoken.shared);
-	/* Newer (2026-12-07): written where set, older files unchanged. */
+	/* Newer (2026-12-06): written where set, older files unchanged. */
 	if (w->unwoken.journal_by_jbd2)
 		err |= jadd_bool(o, "journal_by_jbd2", true);
 	err |= jadd_u64(o, "flusher_ns", w->unwoken.flusher_ns);

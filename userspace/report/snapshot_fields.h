@@ -83,7 +83,7 @@ static const struct u64_field wait_stat_why_fields[] = {
 	{NULL, 0},
 };
 
-/* Newer still (2026-12-07: jbd2's part of the writeback workers' time,
+/* Newer still (2026-12-06: jbd2's part of the writeback workers' time,
  * what a caller jbd2 woke is shared out by): written only where
  * nonzero, so that older recordings read and write back the same. */
 static const struct u64_field wait_stat_jbd2_fields[] = {
