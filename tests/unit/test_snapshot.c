@@ -118,6 +118,10 @@ static void test_jbd2_part(void **state)
 	assert_same(&a, &b);
 	/* Only op write has any: the others' objects leave the keys out. */
 	text = slurp(path);
+	assert_null(strstr(strstr(text, "\"jbd2_oncpu_ns\"") + 1,
+			   "\"jbd2_oncpu_ns\""));
+	assert_null(strstr(strstr(text, "\"jbd2_blocked_ns\"") + 1,
+			   "\"jbd2_blocked_ns\""));
 	assert_non_null(strstr(text, "\"jbd2_blocked_layer_ns\""));
 	assert_null(strstr(strstr(text, "\"jbd2_blocked_layer_ns\"") + 1,
 			   "\"jbd2_blocked_layer_ns\""));

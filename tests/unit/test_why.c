@@ -246,7 +246,26 @@ static void test_share_journal_by_jbd2(void **state)
 	wb->jbd2_blocked_layer_ns[LAYER_DM] = 900 * MS;
 	wait_result_from(&ws, EB_OP_SYNC, &r);
 	assert_int_equal(wait_sum_ns(&r), r.total_ns);
-	assert_true(r.ns[LAYER_DM] <= r.total_ns);
+	/* jbd2 blocked 500 ms of 501 (not 900 of 901): 249.50 ms of its
+	 * 250 dm, and 24.90 of the flusher's 50: 274.40 (274.62 unclamped). */
+	assert_in_range(r.ns[LAYER_DM], 274350 * US, 274450 * US);
+}
+
+/* A share rounded up on a tie takes no part below 0: all of the pool in
+ * cipher code and blocked, 1 ns each way, no runnable time. */
+static void test_share_rounding_tie(void **state)
+{
+	struct wait_counts ws;
+	struct wait_result r;
+
+	(void)state;
+	snap_writes(&ws, 1, 3, 1, 1, 1, 0, 1);
+	wait_result_from(&ws, EB_OP_WRITE, &r);
+	assert_true(r.unwoken.runq_ns <= 3);
+	assert_true(r.unwoken.crypt_ns + r.unwoken.runq_ns + r.unwoken.fs_ns +
+			    r.unwoken.device_ns <=
+		    3);
+	assert_int_equal(wait_sum_ns(&r), r.total_ns);
 }
 
 /* A waker that says nothing is shared out for any op, by op write's
@@ -287,6 +306,32 @@ static void attribution_of(struct attribution *a, const char *target, int op,
 	snprintf(a->workload, sizeof(a->workload), "dd");
 	a->op = op;
 	wait_result_from(ws, op, &a->wait);
+}
+
+/* The evidence says which time a commit's waiter was shared out by. */
+static void test_evidence_journal_by_jbd2(void **state)
+{
+	struct wait_counts ws;
+	struct attribution a;
+	struct verdict v;
+	struct wait_stat *sync = &ws.ops[EB_OP_SYNC];
+
+	(void)state;
+	snap_writes(&ws, 4, 0, 2 * MS, 10, 0, 0, 500 * MS);
+	sync->syscalls = 1;
+	sync->wb_waker_ns = sync->jbd2_waker_ns = 250 * MS;
+	sync->total_ns = 250 * MS;
+	attribution_of(&a, "plain", EB_OP_SYNC, &ws);
+	memset(&v, 0, sizeof(v));
+	verdict_why_lines(&a, &v);
+	assert_true(has_evidence(&v, "shared by what the target's writeback "
+				     "workers did: "));
+	ws.ops[EB_OP_WRITE].jbd2_blocked_ns = 250 * MS;
+	attribution_of(&a, "plain", EB_OP_SYNC, &ws);
+	memset(&v, 0, sizeof(v));
+	verdict_why_lines(&a, &v);
+	assert_true(has_evidence(&v, "workers did (jbd2's commits by jbd2's "
+				     "own time): "));
 }
 
 static void test_verdict_waits_for_writeback(void **state)
@@ -449,6 +494,8 @@ int main(void)
 		cmocka_unit_test(test_silent_wakers),
 		cmocka_unit_test(test_share_unwoken),
 		cmocka_unit_test(test_share_journal_by_jbd2),
+		cmocka_unit_test(test_share_rounding_tie),
+		cmocka_unit_test(test_evidence_journal_by_jbd2),
 		cmocka_unit_test(test_silent_waker_share),
 		cmocka_unit_test(test_verdict_waits_for_writeback),
 		cmocka_unit_test(test_verdict_runnable_behind_writeback),

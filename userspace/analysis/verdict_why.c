@@ -297,11 +297,15 @@ static void unwoken_line(const struct attribution *a, struct verdict *out)
 		"blocked with no useful waker %s per %s (the flusher ending "
 		"its work %s, jbd2 ending a commit %s, timers and writeback "
 		"completions %s), shared by what the target's writeback "
-		"workers did: cipher code %.0f %%, file system %.0f %%, "
+		"workers did%s: cipher code %.0f %%, file system %.0f %%, "
 		"runnable %.0f %%, blocked on their requests %.0f %%%s",
-		t, op_name(a->op), f, j, o, 100.0 * w->unwoken.crypt_ns / d,
-		100.0 * w->unwoken.fs_ns / d, 100.0 * w->unwoken.runq_ns / d,
-		100.0 * (double)blocked / d, by);
+		t, op_name(a->op), f, j, o,
+		w->unwoken.journal_by_jbd2
+			? " (jbd2's commits by jbd2's own time)"
+			: "",
+		100.0 * w->unwoken.crypt_ns / d, 100.0 * w->unwoken.fs_ns / d,
+		100.0 * w->unwoken.runq_ns / d, 100.0 * (double)blocked / d,
+		by);
 }
 
 void verdict_why_lines(const struct attribution *a, struct verdict *out)

@@ -141,6 +141,10 @@ static void pool_share(const struct wb_pool *p, uint64_t sum, uint64_t ns,
 	uint64_t runq = share_of(ns, p->runq, sum);
 	uint64_t blocked = share_of(ns, p->blocked, sum);
 
+	/* Each share is rounded on its own: a tie can make them one more
+	 * than ns, taken from runq, then crypt (never below 0). */
+	if (crypt > ns - blocked)
+		crypt = ns - blocked;
 	if (crypt + runq > ns - blocked)
 		runq = ns - blocked - crypt;
 	out->unwoken.crypt_ns += crypt;
