@@ -132,11 +132,18 @@ static void share_blocked(const struct wb_pool *p, uint64_t blocked,
 	out->ns[LAYER_DEVICE] += left;
 }
 
-/* ns shared out in the proportion of what pool p did (its sum, > 0).
+/* All of what pool p did: the wall time its parts share out. */
+static uint64_t pool_sum(const struct wb_pool *p)
+{
+	return p->on + p->runq + p->blocked;
+}
+
+/* ns shared out in the proportion of what pool p did (pool_sum > 0).
  * Rounding goes to fs, so the parts add up to ns. */
-static void pool_share(const struct wb_pool *p, uint64_t sum, uint64_t ns,
+static void pool_share(const struct wb_pool *p, uint64_t ns,
 		       struct wait_result *out)
 {
+	uint64_t sum = pool_sum(p);
 	uint64_t crypt = share_of(ns, p->crypt_on, sum);
 	uint64_t runq = share_of(ns, p->runq, sum);
 	uint64_t blocked = share_of(ns, p->blocked, sum);
@@ -177,7 +184,7 @@ static void share_unwoken(const struct wait_counts *ws, int op,
 	uint64_t ns = ws->ops[op].wb_waker_ns + silent_ns;
 	uint64_t n = ws->wb_samples[EB_OP_WRITE];
 	uint64_t k = ws->wb_crypt_samples[EB_OP_WRITE];
-	uint64_t journal = ws->ops[op].jbd2_waker_ns, sum, jsum;
+	uint64_t journal = ws->ops[op].jbd2_waker_ns;
 	struct wb_pool all = {.on = wb->wb_oncpu_ns,
 			      .runq = wb->wb_runq_ns,
 			      .blocked = wb->wb_blocked_ns,
@@ -198,24 +205,22 @@ static void share_unwoken(const struct wait_counts *ws, int op,
 	if (!ns)
 		return;
 	if (ws->wb_sampled && n) {
-		all.crypt_on = share_of(all.on, k < n ? k : n, n);
-		jbd2.crypt_on = share_of(jbd2.on, k < n ? k : n, n);
+		all.crypt_on = share_of(all.on, min_u64(k, n), n);
+		jbd2.crypt_on = share_of(jbd2.on, min_u64(k, n), n);
 	}
-	sum = all.on + all.runq + all.blocked;
-	if (!sum) {
+	if (!pool_sum(&all)) {
 		out->unwoken.fs_ns = ns;
 		out->ns[LAYER_FS] += ns;
 		return;
 	}
 	out->unwoken.shared = true;
-	jsum = jbd2.on + jbd2.runq + jbd2.blocked;
-	if (journal && jsum) {
+	if (journal && pool_sum(&jbd2)) {
 		out->unwoken.journal_by_jbd2 = true;
-		pool_share(&jbd2, jsum, journal, out);
+		pool_share(&jbd2, journal, out);
 		ns -= journal;
 	}
 	if (ns)
-		pool_share(&all, sum, ns, out);
+		pool_share(&all, ns, out);
 }
 
 /* Why the caller blocked, and what of its blocked time the stacks do
